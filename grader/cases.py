@@ -1,0 +1,204 @@
+"""Build the tensors of one case: layouts, NaN-filled outputs, the launches and the expected result.
+
+Every tensor lives in a flat parent storage. The kernel sees views of it (one view per launch: the
+split layout launches once per piece), and `positions` maps each view element to its place in the
+parent, so that comparing, checking memory and reporting all work on the same indices.
+"""
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16}
+# An output element still holding this exact NaN was never written by the kernel.
+UNWRITTEN_BITS = {torch.float32: (torch.int32, 0x7FC0BEEF), torch.float16: (torch.int16, 0x7E5B)}
+STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
+LAYOUT_NAMES = {
+    "contiguous": "contiguous",
+    "split": "torch.split column views",
+    "every_other_column": "strided slice parent[:, ::2]",
+    "transposed": "transposed view",
+    "offset": f"view at storage offset {STORAGE_OFFSET}",
+}
+
+
+def unwritten_fill(shape, dtype):
+    int_dtype, bits = UNWRITTEN_BITS[dtype]
+    return torch.full(shape, bits, dtype=int_dtype).view(dtype)
+
+
+def is_unwritten(values):
+    int_dtype, bits = UNWRITTEN_BITS[values.dtype]
+    return values.view(int_dtype) == bits
+
+
+@dataclass
+class Buffer:
+    """One tensor of the puzzle in one case: its parent storage and what the kernel sees of it."""
+    spec: object  # TensorSpec
+    parent: torch.Tensor  # flat, owns the storage
+    views: list  # the view passed to each launch
+    positions: list  # per view: parent index of each element (int64, shaped like the view)
+    original: torch.Tensor = None  # the parent before the kernel ran
+    writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
+
+    @property
+    def name(self):
+        return self.spec.name
+
+    def view_positions(self):
+        """Parent indices covered by the views, sorted."""
+        return np.unique(np.concatenate([p.reshape(-1).numpy() for p in self.positions]))
+
+    def locate(self, position):
+        """(launch index, index within the view) of a parent position, or None outside every view."""
+        for launch_index, positions in enumerate(self.positions):
+            found = (positions == position).nonzero()
+            if len(found):
+                return launch_index, tuple(int(i) for i in found[0])
+        return None
+
+    def describe_view(self, launch_index=0):
+        view = self.views[launch_index]
+        return f"shape {tuple(view.shape)}, stride {tuple(view.stride())}, storage offset {view.storage_offset()}"
+
+
+@dataclass
+class Launch:
+    symbols: dict  # sizes and blocks as this launch sees them
+    views: dict  # tensor name -> view
+    args: list  # in kernel parameter order
+    grid: tuple  # always 3-D
+    dims: int  # dimensions of the grid as the puzzle declares it
+
+    @property
+    def programs(self):
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+@dataclass
+class Case:
+    """The tensors, launches and expected parents of one case of a puzzle."""
+    puzzle: object
+    spec: object  # CaseSpec
+    index: int
+    seed: int
+    buffers: dict = field(default_factory=dict)
+    launches: list = field(default_factory=list)
+    expected: dict = field(default_factory=dict)  # written tensor name -> expected flat parent
+
+    @property
+    def name(self):
+        return self.spec.name
+
+    @property
+    def contiguous(self):
+        return self.spec.layout == "contiguous"
+
+    def program_order(self, launch, order=None):
+        """The program ids of a launch in the order they run: the case's own order unless `order` is given."""
+        programs = [(x, y, z) for x in range(launch.grid[0]) for y in range(launch.grid[1])
+                    for z in range(launch.grid[2])]
+        if (order or self.spec.order) == "shuffled":
+            rng = np.random.default_rng(self.seed)
+            programs = [programs[i] for i in rng.permutation(len(programs))]
+        return programs
+
+    def __repr__(self):
+        return f"Case({self.puzzle.id}/{self.name!r}: {self.spec.describe()})"
+
+
+def make_cases(puzzle, seed=0):
+    return [make_case(puzzle, index, seed) for index in range(len(puzzle.cases))]
+
+
+def make_case(puzzle, index, seed=0):
+    spec = puzzle.cases[index]
+    case_seed = zlib.crc32(f"{puzzle.id}/{index}/{seed}".encode())
+    case = Case(puzzle, spec, index, case_seed)
+    generator = torch.Generator().manual_seed(case_seed)
+    dtype = DTYPES[spec.dtype]
+    for tensor in puzzle.tensors:
+        case.buffers[tensor.name] = _make_buffer(tensor, spec, dtype, generator)
+    for launch_index in range(len(next(iter(case.buffers.values())).views) if spec.layout == "split" else 1):
+        case.launches.append(_make_launch(puzzle, spec, case.buffers, launch_index))
+    case.expected = _expected(puzzle, case)
+    for buffer in case.buffers.values():
+        buffer.original = buffer.parent.clone()
+        buffer.writers = np.full(buffer.parent.numel(), -1, dtype=np.int64)
+    return case
+
+
+def _shape(tensor, symbols):
+    return tuple(symbols[d] if isinstance(d, str) else d for d in tensor.shape)
+
+
+def _make_buffer(tensor, spec, dtype, generator):
+    shape = _shape(tensor, spec.symbols)
+    numel = int(np.prod(shape))
+    layout = spec.layout if tensor.strided else "contiguous"
+    if layout == "every_other_column":
+        parent = torch.empty(shape[0] * shape[1] * 2, dtype=dtype)
+        views = [parent.view(shape[0], shape[1] * 2)[:, ::2]]
+    elif layout == "transposed":
+        parent = torch.empty(numel, dtype=dtype)
+        views = [parent.view(shape[1], shape[0]).t()]
+    elif layout == "offset":
+        parent = torch.empty(STORAGE_OFFSET + numel, dtype=dtype)
+        views = [parent[STORAGE_OFFSET:].view(shape)]
+    elif layout == "split":
+        parent = torch.empty(numel, dtype=dtype)
+        views = list(torch.split(parent.view(shape), list(spec.split), dim=1))
+    else:
+        parent = torch.empty(numel, dtype=dtype)
+        views = [parent.view(shape)]
+    parent.copy_(torch.randn(parent.numel(), generator=generator).to(dtype))
+    index = torch.arange(parent.numel())
+    positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
+    if tensor.role == "output":
+        for view in views:
+            view.copy_(unwritten_fill(view.shape, dtype))
+    return Buffer(tensor, parent, views, positions)
+
+
+def _make_launch(puzzle, spec, buffers, launch_index):
+    views = {name: b.views[launch_index if len(b.views) > 1 else 0] for name, b in buffers.items()}
+    symbols = dict(spec.symbols)
+    for tensor in puzzle.tensors:  # a split piece has its own width
+        for dim, symbol in zip(views[tensor.name].shape, tensor.shape):
+            if isinstance(symbol, str) and tensor.strided:
+                symbols[symbol] = dim
+    namespace = {**symbols, **views}
+    args = [expression(namespace) for expression in puzzle.args.values()]
+    grid = tuple(int(g(namespace)) for g in puzzle.grid)
+    return Launch(symbols, views, args, grid + (1,) * (3 - len(grid)), len(grid))
+
+
+def _expected(puzzle, case):
+    """Run the reference in float64 on each launch's views, in launch order, on copies."""
+    state = {name: b.parent.double() for name, b in case.buffers.items()}
+    expected = {name: b.parent.clone() for name, b in case.buffers.items() if b.spec.written}
+    written = [t for t in puzzle.tensors if t.written]
+    for launch_index in range(len(case.launches)):
+        inputs = {}
+        for tensor in puzzle.tensors:
+            if tensor.role in ("input", "inout"):
+                buffer = case.buffers[tensor.name]
+                view = buffer.views[launch_index if len(buffer.views) > 1 else 0]
+                inputs[tensor.name] = state[tensor.name].as_strided(
+                    view.shape, view.stride(), view.storage_offset()).clone()
+        results = puzzle.reference(**inputs)
+        results = results if isinstance(results, tuple) else (results,)
+        if len(results) != len(written):
+            raise RuntimeError(f"{puzzle.id}: the reference returned {len(results)} tensors for the "
+                               f"{len(written)} output and inout tensors ({', '.join(t.name for t in written)})")
+        for tensor, result in zip(written, results):
+            buffer = case.buffers[tensor.name]
+            positions = buffer.positions[launch_index if len(buffer.positions) > 1 else 0]
+            if tuple(result.shape) != tuple(positions.shape):
+                raise RuntimeError(f"{puzzle.id}: the reference returned shape {tuple(result.shape)} for "
+                                   f"{tensor.name}, whose view has shape {tuple(positions.shape)}")
+            expected[tensor.name][positions.reshape(-1)] = result.reshape(-1).to(buffer.parent.dtype)
+            state[tensor.name][positions.reshape(-1)] = result.reshape(-1).double()
+    return expected

@@ -1,0 +1,108 @@
+"""Compare what the kernel left in memory with the reference, in pytest's shape of a mismatch report."""
+import numpy as np
+import torch
+
+from .cases import is_unwritten
+from .memcheck import decode_program, program_name
+from .results import Diagnostic
+from .settings import DEFAULT
+
+_BITS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _bits(tensor):
+    return tensor.view(_BITS[tensor.element_size()])
+
+
+def compare(case, settings=DEFAULT):
+    """Diagnostics for one case after the kernel ran; empty when everything is right."""
+    diagnostics = []
+    for buffer in case.buffers.values():
+        changed = (_bits(buffer.parent) != _bits(buffer.original)).numpy()
+        in_view = np.zeros(buffer.parent.numel(), dtype=bool)
+        in_view[buffer.view_positions()] = True
+        if buffer.spec.role == "input":
+            if changed.any():
+                diagnostics.append(_modified(case, buffer, changed, "input_modified",
+                                             "is an input but the kernel changed it"))
+            continue
+        if (changed & ~in_view).any():
+            diagnostics.append(_modified(case, buffer, changed & ~in_view, "outside_write",
+                                         "was changed outside the view the kernel was given"))
+        diagnostics += _check_written(case, buffer, settings)
+    return diagnostics
+
+
+def _check_written(case, buffer, settings):
+    tolerance = case.puzzle.tolerances[case.spec.dtype]
+    positions = buffer.view_positions()
+    got = buffer.parent[positions]
+    expected = case.expected[buffer.name][positions]
+    never_stored = is_unwritten(got).numpy() & (buffer.writers[positions] == -1)
+    close = torch.isclose(got.double(), expected.double(), atol=tolerance.atol, rtol=tolerance.rtol,
+                          equal_nan=True).numpy()
+    diagnostics = []
+    if never_stored.any():
+        first = positions[never_stored][0]
+        diagnostics.append(Diagnostic("unwritten_output", (
+            f"{buffer.name}: {int(never_stored.sum())} of {len(positions)} elements were never written, the first "
+            f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
+            f"element, and the store mask must only exclude lanes past the end."), case.name))
+    wrong = ~close & ~never_stored
+    if wrong.any():
+        diagnostics.append(Diagnostic("mismatch", _mismatch_report(case, buffer, positions, got, expected, wrong,
+                                                                   tolerance, settings), case.name))
+    return diagnostics
+
+
+def _mismatch_report(case, buffer, positions, got, expected, wrong, tolerance, settings):
+    got64, expected64 = got.double()[wrong], expected.double()[wrong]
+    abs_error = (got64 - expected64).abs()
+    rel_error = abs_error / expected64.abs().clamp_min(torch.finfo(torch.float64).tiny)
+    lines = [f"{buffer.name}: {int(wrong.sum())} of {len(positions)} elements are wrong "
+             f"({100 * wrong.mean():.1f}%); max abs error {_number(abs_error.nan_to_num(float('inf')).max())}, "
+             f"max rel error {_number(rel_error.nan_to_num(float('inf')).max())} "
+             f"({case.spec.dtype}: atol {tolerance.atol:g}, rtol {tolerance.rtol:g})"]
+    rows = [("index", "got", "expected", "stored by")]
+    wrong_positions = positions[wrong]
+    for i in range(min(settings.mismatch_rows, len(wrong_positions))):
+        rows.append((_where(buffer, wrong_positions[i]), _number(got64[i]), _number(expected64[i]),
+                     _writer(case, buffer, wrong_positions[i])))
+    widths = [max(len(row[c]) for row in rows) for c in range(4)]
+    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    if len(wrong_positions) > settings.mismatch_rows:
+        lines.append(f"  ({settings.mismatch_rows} of {len(wrong_positions)} wrong elements shown; --json has the "
+                     "same report for tools)")
+    return "\n".join(lines)
+
+
+def _modified(case, buffer, changed, kind, what):
+    first = int(np.flatnonzero(changed)[0])
+    return Diagnostic(kind, (
+        f"{buffer.name} {what}: {int(changed.sum())} elements differ, the first at {_where(buffer, first)} "
+        f"(was {_number(buffer.original[first])}, now {_number(buffer.parent[first])}), "
+        f"{_writer(case, buffer, first)}."), case.name)
+
+
+def _where(buffer, position):
+    located = buffer.locate(int(position))
+    if located is None:
+        return f"parent element {int(position)}, outside the view ({buffer.describe_view()})"
+    launch_index, index = located
+    piece = f" of piece {launch_index + 1}" if len(buffer.views) > 1 else ""
+    return f"index {index if len(index) > 1 else '(' + str(index[0]) + ',)'}{piece}"
+
+
+def _writer(case, buffer, position):
+    code = buffer.writers[int(position)]
+    if code < 0:
+        return "never stored"
+    launch_index, program = decode_program(code, case.launches)
+    program = program_name(program, case.launches[launch_index].dims)
+    piece = f" (launch {launch_index + 1})" if len(case.launches) > 1 else ""
+    return f"program {program}{piece}"
+
+
+def _number(value):
+    value = float(value)
+    return "nan" if value != value else f"{value:.6g}"

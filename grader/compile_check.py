@@ -1,0 +1,198 @@
+"""Compile kernels for real NVIDIA targets on a machine without a GPU, and map rejections to the student's line.
+
+The interpreter runs plain Python, so it accepts what the GPU compiler rejects: an import or a torch
+call inside a kernel, a block size that is not a tl.constexpr, ... `triton.compile` needs no GPU to
+produce PTX. It runs in a child process, started before interpretation so both use a core each: there
+Triton is imported without TRITON_INTERPRET, so helpers are real @jit functions whatever mode the
+grader's process is in, and a compiler crash cannot take the grader down.
+"""
+import ast
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from .diagnose import hint
+from .interpret import python_function
+
+def kernel_module(kernel):
+    """Source of a module with the kernel, the @jit helpers and the globals it can see, and where each came from."""
+    fn = python_function(kernel)
+    lines = ["import triton", "import triton.language as tl"]
+    origins = {}
+    for name, value in list(fn.__globals__.items()):
+        if name.startswith("__"):
+            continue
+        if inspect.ismodule(value):
+            lines += ["try:", f"    import {value.__name__} as {name}", "except ImportError:", "    pass"]
+        elif type(value).__name__ == "constexpr":
+            lines.append(f"{name} = tl.constexpr({value.value!r})")
+        elif isinstance(value, (bool, int, float)):
+            lines.append(f"{name} = {value!r}")
+        elif python_function(value) is None and callable(value) and getattr(value, "__module__", "").startswith(
+                "triton") and hasattr(value, "__name__"):
+            lines += ["try:", f"    from {value.__module__} import {value.__name__} as {name}",
+                      "except ImportError:", "    pass"]
+    for name, value in list(fn.__globals__.items()):
+        helper = python_function(value)
+        if helper is None or helper.__name__ != name:
+            continue
+        try:
+            source_lines, first_line = inspect.getsourcelines(helper)
+        except (OSError, TypeError):
+            continue
+        text = textwrap.dedent("".join(source_lines))
+        def_line = ast.parse(text).body[0].lineno  # the decorators come before it
+        lines += ["", "@triton.jit"] + text.splitlines()[def_line - 1:]
+        origins[name] = (helper.__code__.co_filename, first_line + def_line - 1)
+    return "\n".join(lines) + "\n", origins
+
+
+def compile_signature(puzzle):
+    """Triton signature and constexprs of the puzzle's first case."""
+    case = puzzle.cases[0]
+    pointer = {"float32": "*fp32", "float16": "*fp16"}[case.dtype]
+    tensors = {t.name for t in puzzle.tensors}
+    signature, constexprs = {}, {}
+    for param, expression in puzzle.args.items():
+        if param in puzzle.blocks:
+            signature[param] = "constexpr"
+            constexprs[param] = case.symbols[param]
+        else:
+            signature[param] = pointer if expression.source in tensors else "i32"
+    return signature, constexprs
+
+
+class CompileJob:
+    def __init__(self, process, origins, describe, timeout):
+        self.process, self.origins, self.describe, self.timeout = process, origins, describe, timeout
+
+    def results(self):
+        """puzzle id -> list of compile problems (empty when every target compiled)."""
+        try:
+            stdout, stderr = self.process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            stdout, stderr = self.process.communicate()
+        problems = {}
+        for line in stdout.splitlines():
+            item = json.loads(line)
+            problems.setdefault(item["puzzle"], [])
+            if item.get("error"):
+                problems[item["puzzle"]].append(self._explain(item))
+        return problems
+
+    def _explain(self, item):
+        where = ""
+        origin = self.origins[item["puzzle"]].get(item.get("function"))
+        if origin and item.get("line"):
+            filename, def_line = origin
+            where = f" at {self.describe[item['puzzle']](filename, def_line + item['line'] - 1)}"
+        targets = " and ".join(f"sm_{t}" for t in item["targets"])
+        return f"the GPU compiler ({targets}) rejects the kernel{where}: {item['error']}{hint(item['error'])}"
+
+
+def start(items, settings):
+    """Start compiling [(puzzle, kernel, describe_line)] in a child process; CompileJob.results() collects."""
+    request, origins, describers = [], {}, {}
+    for puzzle, kernel, describe_line in items:
+        module, origins[puzzle.id] = kernel_module(kernel)
+        describers[puzzle.id] = describe_line or (lambda filename, line: f"line {line}")
+        signature, constexprs = compile_signature(puzzle)
+        request.append({"puzzle": puzzle.id, "kernel": puzzle.kernel, "module": module, "signature": signature,
+                        "constexprs": constexprs, "targets": list(settings.compile_targets)})
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent.parent)] +
+                                        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    process = subprocess.Popen([sys.executable, "-m", "grader.compile_check"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    process.stdin.write(json.dumps(request))
+    process.stdin.close()
+    process.stdin = None
+    return CompileJob(process, origins, describers, settings.compile_timeout_s)
+
+
+def _compile_all(request):
+    import warnings
+    warnings.simplefilter("ignore")
+    import importlib.util
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    workdir = Path(tempfile.mkdtemp(prefix="triton-course-compile-"))
+    for index, item in enumerate(request):
+        path = workdir / f"kernel_{index}_{item['puzzle']}.py"
+        path.write_text(item["module"])
+        failures = {}
+        try:
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+            kernel = getattr(module, item["kernel"])
+            for target in item["targets"]:
+                source = ASTSource(fn=kernel, signature=item["signature"], constexprs=item["constexprs"])
+                try:
+                    triton.compile(source, target=GPUTarget("cuda", target, 32))
+                except Exception as error:
+                    failures.setdefault(_describe(error, module), []).append(target)
+        except Exception as error:
+            failures.setdefault((f"{type(error).__name__}: {error}", None, None), []).extend(item["targets"])
+        for (message, function, line), targets in failures.items():
+            print(json.dumps({"puzzle": item["puzzle"], "targets": targets, "error": message, "function": function,
+                              "line": line}), flush=True)
+        if not failures:
+            print(json.dumps({"puzzle": item["puzzle"]}), flush=True)
+
+
+def _describe(error, module):
+    """(message, function name, line within the function) of a compile error."""
+    text = str(error)
+    message = getattr(error, "error_message", None) or text.strip().splitlines()[-1]
+    location = re.match(r"at (\d+):(\d+):", text)
+    function = line = None
+    if location and getattr(error, "src", None):
+        line = int(location.group(1))
+        function = next((name for name, value in vars(module).items()
+                         if python_function(value) is not None and _source(value) == error.src), None)
+    if function is None:
+        function, line = _host_call(module, text)
+    return message, function, line
+
+
+def _source(kernel):
+    """The kernel's source from its `def` line on, as Triton keeps it."""
+    try:
+        text = textwrap.dedent(inspect.getsource(python_function(kernel)))
+    except (OSError, TypeError):
+        return None
+    return "\n".join(text.splitlines()[ast.parse(text).body[0].lineno - 1:]) + "\n"
+
+
+def _host_call(module, text):
+    """For 'Unsupported function referenced': the first kernel line calling into torch, numpy or math."""
+    if "Unsupported function referenced" not in text:
+        return None, None
+    hosts = {name for name, value in vars(module).items()
+             if inspect.ismodule(value) and value.__name__.split(".")[0] in ("torch", "numpy", "math")}
+    for name, value in vars(module).items():
+        fn = python_function(value)
+        if fn is None:
+            continue
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        def_line = tree.body[0].lineno
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in hosts:
+                return name, node.lineno - def_line + 1
+    return None, None
+
+
+if __name__ == "__main__":
+    _compile_all(json.loads(sys.stdin.read()))

@@ -1,0 +1,358 @@
+"""Read course.yml and check every entry, so a malformed course fails with the file, the key path and the fix."""
+import ast
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .settings import DEFAULT, Tolerance
+
+ROLES = ("input", "output", "inout")
+DTYPES = ("float32", "float16")
+LAYOUTS = ("contiguous", "split", "every_other_column", "transposed", "offset")
+ORDERS = ("sequential", "shuffled")
+EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+
+
+class CourseError(Exception):
+    """course.yml is malformed: says where (file and key path) and what is wrong."""
+
+    def __init__(self, file, key_path, message):
+        self.file, self.key_path, self.message = str(file), key_path, message
+        where = f"{self.file}: {key_path}: " if key_path else f"{self.file}: "
+        super().__init__(where + message)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    shape: tuple  # symbols (str) or fixed sizes (int)
+    role: str
+    strided: bool
+
+    @property
+    def written(self):
+        return self.role in ("output", "inout")
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    name: str
+    symbols: dict  # sizes and blocks, e.g. {"N": 1000, "BLOCK_SIZE": 256}
+    dtype: str
+    layout: str
+    order: str
+    split: tuple
+
+    def describe(self):
+        sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
+        extras = [self.dtype] + ([self.layout] if self.layout != "contiguous" else [])
+        if self.order == "shuffled":
+            extras.append("shuffled program order")
+        return f"{sizes} ({', '.join(extras)})"
+
+
+@dataclass(frozen=True)
+class Expression:
+    source: str
+    code: object
+
+    def __call__(self, namespace):
+        return eval(self.code, {"__builtins__": {}, **EXPRESSION_BUILTINS}, namespace)
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    id: str
+    title: str
+    notebook: Path
+    solution: Path
+    points: float
+    kernel: str
+    tensors: tuple  # TensorSpec, in declaration order
+    reference_source: str
+    reference: object  # the callable defined by reference_source
+    args: dict  # kernel parameter -> Expression, in the kernel's parameter order
+    blocks: tuple
+    grid: tuple  # Expression per grid dimension
+    cases: tuple  # CaseSpec
+    tolerances: dict  # dtype -> Tolerance
+
+    @property
+    def params(self):
+        return tuple(self.args)
+
+    @property
+    def size_symbols(self):
+        return tuple(dict.fromkeys(s for t in self.tensors for s in t.shape if isinstance(s, str)))
+
+    def signature(self):
+        params = ", ".join(f"{p}: tl.constexpr" if p in self.blocks else p for p in self.params)
+        return f"{self.kernel}({params})"
+
+    def __repr__(self):
+        return f"Puzzle({self.id!r}, kernel={self.kernel!r}, {len(self.cases)} cases)"
+
+
+@dataclass(frozen=True)
+class Course:
+    path: Path
+    title: str
+    puzzles: tuple
+
+    @property
+    def root(self):
+        return self.path.parent
+
+    def puzzle(self, puzzle_id):
+        for puzzle in self.puzzles:
+            if puzzle.id == puzzle_id:
+                return puzzle
+        known = ", ".join(p.id for p in self.puzzles)
+        raise KeyError(f"no puzzle {puzzle_id!r} in {self.path}; the puzzles are: {known}")
+
+    def __repr__(self):
+        return f"Course({str(self.path)!r}, {len(self.puzzles)} puzzles)"
+
+
+def default_course_path():
+    """The course.yml of the checkout this package lives in."""
+    return Path(__file__).resolve().parent.parent / "course.yml"
+
+
+def load_course(path=None):
+    path = Path(path) if path else default_course_path()
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise CourseError(path, "", f"cannot read the course file ({error.strerror}); pass --course PATH") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise CourseError(path, where, f"not valid YAML: {getattr(error, 'problem', error)}") from None
+    return _Reader(path).course(data)
+
+
+class _Reader:
+    """Walks the parsed YAML keeping the key path, so each error says exactly where it is."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, key_path, message):
+        raise CourseError(self.path, key_path, message)
+
+    def mapping(self, value, key_path, required=(), optional=()):
+        if not isinstance(value, dict):
+            self.fail(key_path, f"expected a mapping, got {type(value).__name__}")
+        for key in required:
+            if key not in value:
+                self.fail(key_path, f"missing key '{key}'")
+        unknown = [k for k in value if k not in required and k not in optional]
+        if unknown:
+            allowed = ", ".join(list(required) + list(optional))
+            self.fail(key_path, f"unknown key '{unknown[0]}' (allowed: {allowed})")
+        return value
+
+    def typed(self, value, kind, key_path, what):
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            self.fail(key_path, f"expected {what}, got {value!r}")
+        return value
+
+    def identifier(self, value, key_path):
+        if not isinstance(value, str) or not value.isidentifier():
+            self.fail(key_path, f"expected a Python identifier, got {value!r}")
+        return value
+
+    def course(self, data):
+        data = self.mapping(data, "", required=("puzzles",), optional=("title",))
+        puzzles = self.typed(data["puzzles"], list, "puzzles", "a list of puzzles")
+        if not puzzles:
+            self.fail("puzzles", "the course has no puzzles")
+        parsed, seen = [], set()
+        for index, entry in enumerate(puzzles):
+            puzzle = self.puzzle(entry, f"puzzles[{index}]")
+            if puzzle.id in seen:
+                self.fail(f"puzzles[{index}].id", f"duplicate puzzle id '{puzzle.id}'")
+            seen.add(puzzle.id)
+            parsed.append(puzzle)
+        return Course(self.path, str(data.get("title", "Triton puzzles")), tuple(parsed))
+
+    def puzzle(self, entry, key_path):
+        entry = self.mapping(entry, key_path,
+                             required=("id", "title", "notebook", "solution", "points", "kernel", "tensors",
+                                       "reference", "launch", "cases"),
+                             optional=("tolerance",))
+        puzzle_id = entry["id"]
+        if not isinstance(puzzle_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", puzzle_id):
+            self.fail(f"{key_path}.id", f"expected lowercase letters, digits and '_', got {puzzle_id!r}")
+        key_path = f"{key_path} ({puzzle_id})"
+        points = entry["points"]
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+            self.fail(f"{key_path}.points", f"expected a positive number, got {points!r}")
+        tensors = self.tensors(entry["tensors"], f"{key_path}.tensors")
+        sizes = tuple(dict.fromkeys(s for t in tensors for s in t.shape if isinstance(s, str)))
+        launch = self.mapping(entry["launch"], f"{key_path}.launch", required=("args", "blocks", "grid"))
+        blocks = tuple(self.identifier(b, f"{key_path}.launch.blocks[{i}]")
+                       for i, b in enumerate(self.typed(launch["blocks"], list, f"{key_path}.launch.blocks",
+                                                        "a list of block-size names")))
+        names = set(sizes) | set(blocks) | {t.name for t in tensors}
+        args = self.typed(launch["args"], dict, f"{key_path}.launch.args", "a mapping of kernel parameters")
+        if not args:
+            self.fail(f"{key_path}.launch.args", "the kernel has no parameters")
+        args = {self.identifier(param, f"{key_path}.launch.args"):
+                self.expression(expr, names, f"{key_path}.launch.args.{param}") for param, expr in args.items()}
+        for block in blocks:
+            if block not in args:
+                self.fail(f"{key_path}.launch.blocks", f"block '{block}' is not a kernel parameter in launch.args")
+        grid = self.typed(launch["grid"], list, f"{key_path}.launch.grid", "a list of 1 to 3 expressions")
+        if not 1 <= len(grid) <= 3:
+            self.fail(f"{key_path}.launch.grid", f"a grid has 1 to 3 dimensions, got {len(grid)}")
+        grid = tuple(self.expression(g, names, f"{key_path}.launch.grid[{i}]") for i, g in enumerate(grid))
+        cases = self.typed(entry["cases"], list, f"{key_path}.cases", "a list of cases")
+        if not cases:
+            self.fail(f"{key_path}.cases", "the puzzle has no cases")
+        has_strided = any(t.strided for t in tensors)
+        cases = tuple(self.case(c, f"{key_path}.cases[{i}]", sizes, blocks, tensors, has_strided)
+                      for i, c in enumerate(cases))
+        return Puzzle(
+            id=puzzle_id,
+            title=self.typed(entry["title"], str, f"{key_path}.title", "a string"),
+            notebook=self.course_file(entry["notebook"], f"{key_path}.notebook"),
+            solution=self.course_file(entry["solution"], f"{key_path}.solution"),
+            points=points,
+            kernel=self.identifier(entry["kernel"], f"{key_path}.kernel"),
+            tensors=tensors,
+            reference_source=entry["reference"],
+            reference=self.reference(entry["reference"], f"{key_path}.reference", tensors),
+            args=args, blocks=blocks, grid=grid, cases=cases,
+            tolerances=self.tolerances(entry.get("tolerance", {}), f"{key_path}.tolerance"),
+        )
+
+    def course_file(self, value, key_path):
+        self.typed(value, str, key_path, "a path relative to the course root")
+        path = self.path.parent / value
+        if not path.is_file():
+            self.fail(key_path, f"{value} does not exist (paths are relative to {self.path.parent})")
+        return path
+
+    def tensors(self, value, key_path):
+        value = self.typed(value, dict, key_path, "a mapping of tensor names to specs")
+        if not value:
+            self.fail(key_path, "the puzzle has no tensors")
+        tensors = []
+        for name, spec in value.items():
+            where = f"{key_path}.{name}"
+            self.identifier(name, key_path)
+            spec = self.mapping(spec, where, required=("shape", "role"), optional=("strided",))
+            shape = self.typed(spec["shape"], list, f"{where}.shape", "a list of size symbols or integers")
+            if not shape:
+                self.fail(f"{where}.shape", "a tensor needs at least one dimension")
+            for i, dim in enumerate(shape):
+                if not (isinstance(dim, str) and dim.isidentifier()
+                        or isinstance(dim, int) and not isinstance(dim, bool) and dim > 0):
+                    self.fail(f"{where}.shape[{i}]", f"expected a size symbol or a positive integer, got {dim!r}")
+            if spec["role"] not in ROLES:
+                self.fail(f"{where}.role", f"expected one of {', '.join(ROLES)}, got {spec['role']!r}")
+            strided = self.typed(spec.get("strided", False), bool, f"{where}.strided", "true or false")
+            tensors.append(TensorSpec(name, tuple(shape), spec["role"], strided))
+        if not any(t.written for t in tensors):
+            self.fail(key_path, "no tensor has role output or inout: there is nothing to check")
+        return tuple(tensors)
+
+    def expression(self, source, names, key_path):
+        if isinstance(source, bool) or not isinstance(source, (str, int)):
+            self.fail(key_path, f"expected an expression, got {source!r}")
+        source = str(source)
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError as error:
+            self.fail(key_path, f"invalid expression {source!r}: {error.msg}")
+        allowed = names | set(EXPRESSION_BUILTINS)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id not in allowed:
+                self.fail(key_path, f"'{node.id}' in {source!r} is not a size, block or tensor of this puzzle "
+                                    f"(known: {', '.join(sorted(allowed))})")
+        return Expression(source, compile(tree, f"<{key_path}>", "eval"))
+
+    def reference(self, source, key_path, tensors):
+        self.typed(source, str, key_path, "the source of one Python function")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as error:
+            self.fail(key_path, f"line {error.lineno}: {error.msg}")
+        functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+        if len(functions) != 1:
+            self.fail(key_path, f"expected exactly one function definition, found {len(functions)}")
+        expected = [t.name for t in tensors if t.role in ("input", "inout")]
+        params = [a.arg for a in functions[0].args.args]
+        if sorted(params) != sorted(expected):
+            self.fail(key_path, f"the reference takes ({', '.join(params)}) but the puzzle's input and inout "
+                                f"tensors are ({', '.join(expected)})")
+        namespace = {"__builtins__": __builtins__, "math": math}
+        import torch  # the reference is PyTorch code; imported here so that reading a course stays light
+        namespace["torch"] = torch
+        exec(compile(tree, f"<{key_path}>", "exec"), namespace)
+        return namespace[functions[0].name]
+
+    def case(self, entry, key_path, sizes, blocks, tensors, has_strided):
+        symbols = list(sizes) + list(blocks)
+        entry = self.mapping(entry, key_path, required=["name"] + symbols,
+                             optional=("dtype", "layout", "order", "split"))
+        name = self.typed(entry["name"], str, f"{key_path}.name", "a string")
+        key_path = f"{key_path} ({name})"
+        values = {}
+        for symbol in symbols:
+            value = entry[symbol]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                self.fail(f"{key_path}.{symbol}", f"expected a positive integer, got {value!r}")
+            if symbol in blocks and value & (value - 1):
+                self.fail(f"{key_path}.{symbol}", f"block sizes must be powers of 2 (tl.arange), got {value}")
+            values[symbol] = value
+        dtype = entry.get("dtype", "float32")
+        if dtype not in DTYPES:
+            self.fail(f"{key_path}.dtype", f"expected one of {', '.join(DTYPES)} (bfloat16 arithmetic is wrong "
+                                           f"in the interpreter), got {dtype!r}")
+        layout = entry.get("layout", "contiguous")
+        if layout not in LAYOUTS:
+            self.fail(f"{key_path}.layout", f"expected one of {', '.join(LAYOUTS)}, got {layout!r}")
+        if layout != "contiguous" and not has_strided:
+            self.fail(f"{key_path}.layout", "a non-contiguous layout needs a tensor marked strided: true")
+        if layout in ("split", "every_other_column", "transposed"):
+            for t in tensors:
+                if t.strided and len(t.shape) != 2:
+                    self.fail(f"{key_path}.layout", f"layout {layout} needs 2-D strided tensors; {t.name} "
+                                                    f"has {len(t.shape)} dimensions")
+        split = entry.get("split")
+        if layout == "split":
+            columns = {values.get(t.shape[1], t.shape[1]) for t in tensors if t.strided}
+            if (not isinstance(split, list) or len(split) < 2
+                    or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in split)):
+                self.fail(f"{key_path}.split", f"layout split needs split: a list of at least two column widths, "
+                                               f"got {split!r}")
+            if columns != {sum(split)}:
+                self.fail(f"{key_path}.split", f"the widths {split} add up to {sum(split)}, not to the "
+                                               f"{sorted(columns)} columns of the strided tensors")
+        elif split is not None:
+            self.fail(f"{key_path}.split", "split is only used with layout: split")
+        order = entry.get("order", "sequential")
+        if order not in ORDERS:
+            self.fail(f"{key_path}.order", f"expected one of {', '.join(ORDERS)}, got {order!r}")
+        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()))
+
+    def tolerances(self, value, key_path):
+        value = self.typed(value, dict, key_path, "a mapping of dtype to {atol, rtol}")
+        tolerances = dict(DEFAULT.tolerances)
+        for dtype, spec in value.items():
+            if dtype not in DTYPES:
+                self.fail(key_path, f"unknown dtype {dtype!r}")
+            spec = self.mapping(spec, f"{key_path}.{dtype}", required=("atol", "rtol"))
+            for key in ("atol", "rtol"):
+                if isinstance(spec[key], bool) or not isinstance(spec[key], (int, float)) or spec[key] < 0:
+                    self.fail(f"{key_path}.{dtype}.{key}", f"expected a non-negative number, got {spec[key]!r}")
+            tolerances[dtype] = Tolerance(float(spec["atol"]), float(spec["rtol"]))
+        return tolerances

@@ -1,0 +1,53 @@
+"""Explain a puzzle's failures across its cases: what the passing and failing cases have in common."""
+from .cases import LAYOUT_NAMES
+from .results import Diagnostic
+
+# Messages from Triton (interpreter or compiler) that students meet, and what to do about them.
+HINTS = (
+    ("unsupported AST node type: Import", "Imports are not allowed inside a kernel: import at the top of the file."),
+    ("Unsupported function referenced", "A kernel can only call triton.language functions and other @triton.jit "
+                                        "functions; torch, numpy and math run on the host, not in the kernel."),
+    ("arange's arguments must be of type tl.constexpr", "Declare the block size as a compile-time constant: "
+                                                        "BLOCK_SIZE: tl.constexpr."),
+    ("arange's range must be a power of 2", "Block sizes must be powers of 2: round up and mask the extra lanes."),
+    ("Input shapes should have", "tl.dot needs blocks of at least 16 along K (and 16 x 16 tiles to use tensor "
+                                 "cores) on the GPU."),
+    ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
+                                                                   "call @triton.jit helpers only from kernels."),
+)
+
+
+def hint(message):
+    """The advice for a known Triton error message, as a new line, or ''."""
+    return next((f"\n{advice}" for pattern, advice in HINTS if pattern in message), "")
+
+
+def diagnose(puzzle, case_results):
+    """Puzzle-level diagnostics: the first of each kind from the failing cases, then the patterns."""
+    failing = [(spec, result) for spec, result in zip(puzzle.cases, case_results) if result.status != "pass"]
+    if not failing:
+        return []
+    diagnostics, seen = [], set()
+    for _, result in failing:
+        for diagnostic in result.diagnostics:
+            if diagnostic.kind not in seen:
+                seen.add(diagnostic.kind)
+                diagnostics.append(diagnostic)
+    diagnostics += _stride_pattern(puzzle, case_results)
+    return diagnostics
+
+
+def _stride_pattern(puzzle, case_results):
+    contiguous = [r for spec, r in zip(puzzle.cases, case_results) if spec.layout == "contiguous"]
+    strided = [(spec, r) for spec, r in zip(puzzle.cases, case_results) if spec.layout != "contiguous"]
+    if not contiguous or not all(r.status == "pass" for r in contiguous):
+        return []
+    failed_layouts = sorted({spec.layout for spec, r in strided if r.status != "pass"})
+    if not failed_layouts:
+        return []
+    params = [p for p, expr in puzzle.args.items() if ".stride(" in expr.source]
+    names = ", ".join(LAYOUT_NAMES[layout] for layout in failed_layouts)
+    return [Diagnostic("stride", (
+        f"Every contiguous case passes but these layouts fail: {names}. The kernel assumes contiguous row-major "
+        f"memory; address element (i, j) as base + i * {params[0] if params else 'stride_0'} + j * "
+        f"{params[1] if len(params) > 1 else 'stride_1'} using the strides the kernel receives."))]

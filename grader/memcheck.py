@@ -1,0 +1,218 @@
+"""Check every active lane of every load, store and atomic against the tensor arguments, before it runs.
+
+Triton's interpreter copies memory for each active lane with no bounds check at all: an overrun reads or
+writes the neighbouring heap, or segfaults. The checker wraps the interpreter builder's memory operations
+and refuses an access before the copy happens. Pointers are tagged with the argument they derive from
+(the tag follows splat, broadcast, addptr, reshape, ...), so an overrun that happens to land inside
+another argument is still reported against the right tensor. A view with gaps (a split column, x[:, ::2])
+allows exactly its own elements, not the span between its first and last.
+"""
+from contextlib import contextmanager
+
+import numpy as np
+from triton.runtime import interpreter
+
+from .settings import DEFAULT
+
+TAG = "_grader_region"
+# Builder operations whose result is a pointer derived from a pointer operand.
+POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_broadcast", "create_expand_dims", "create_reshape",
+                       "create_trans", "create_select", "create_cat", "create_join", "create_bitcast")
+
+
+class OutOfBounds(Exception):
+    """A kernel touched memory outside its tensor arguments; nothing was read or written."""
+
+    def __init__(self, access, region, program, dims, offsets, bad, active, reason):
+        self.access, self.region, self.program, self.dims = access, region, program, dims
+        self.offsets, self.bad, self.active, self.reason = offsets, bad, active, reason
+        super().__init__(self.message())
+
+    @property
+    def tensor(self):
+        return self.region.buffer.name if self.region else None
+
+    def message(self):
+        program = program_name(self.program, self.dims)
+        shown = ", ".join(_format_offset(o) for o in self.offsets[:DEFAULT.offsets_shown])
+        if self.bad > DEFAULT.offsets_shown:
+            shown += f", ... ({self.bad} lanes in all)"
+        if self.region is None:
+            return (f"program {program}: a {self.access} through a pointer that is not inside any tensor argument "
+                    f"({self.bad} of {self.active} active lanes). Pointers must be built from the tensor arguments.")
+        where = f"{self.region.param} ({self.tensor}: {self.region.describe()})"
+        return (f"program {program}: {self.access} of {self.bad} of {self.active} active lanes outside {where}, "
+                f"at element offsets {shown} from {self.region.param}. {self.reason}")
+
+
+def _format_offset(offset):
+    return str(int(offset)) if float(offset).is_integer() else f"{offset:.2f}"
+
+
+class Region:
+    """The memory one pointer argument may touch: exactly the elements of its view, nothing between them."""
+
+    def __init__(self, buffer, launch_index, param):
+        view = buffer.views[launch_index]
+        self.buffer, self.launch_index, self.param = buffer, launch_index, param
+        self.numel = view.numel()
+        self.itemsize = view.element_size()
+        self.storage_base = buffer.parent.data_ptr()
+        self.storage_numel = buffer.parent.numel()
+        self.base = view.data_ptr()
+        positions = np.sort(buffer.positions[launch_index].reshape(-1).numpy())
+        self.lo, self.hi = int(positions[0]), int(positions[-1]) + 1
+        self.allowed = None if self.hi - self.lo == len(positions) else positions
+
+    def locate(self, addresses):
+        """Parent positions of the addresses, and which of them are elements of the view."""
+        offsets = addresses.astype(np.int64) - self.storage_base
+        positions = offsets // self.itemsize
+        inside = (offsets % self.itemsize == 0) & (positions >= self.lo) & (positions < self.hi)
+        if self.allowed is not None:
+            found = np.searchsorted(self.allowed, positions).clip(max=len(self.allowed) - 1)
+            inside &= self.allowed[found] == positions
+        return positions, inside
+
+    def spans(self, address):
+        return self.storage_base <= address < self.storage_base + self.storage_numel * self.itemsize
+
+    def describe(self):
+        view = self.buffer.views[self.launch_index]
+        shape = tuple(view.shape)
+        if self.allowed is None and view.is_contiguous():
+            return f"{self.numel} elements, offsets 0..{self.numel - 1}"
+        return f"view of shape {shape}, stride {tuple(view.stride())}"
+
+
+class MemoryChecker:
+    """Holds the regions of one launch and refuses, before the copy, any access outside them."""
+
+    def __init__(self, regions, launch_index, grid, dims):
+        self.regions = regions  # parameter name -> Region
+        self.launch_index = launch_index
+        self.grid, self.dims = grid, dims
+
+    def tag(self, param, handle):
+        setattr(handle, TAG, self.regions[param])
+        return handle
+
+    def check(self, pointers, mask, access):
+        addresses = pointers.data
+        if mask is not None:
+            addresses = addresses[np.broadcast_to(mask.data, addresses.shape)]
+        addresses = addresses.reshape(-1)
+        if not addresses.size:
+            return
+        region = getattr(pointers, TAG, None)
+        if region is not None:
+            positions, inside = region.locate(addresses)
+            if not inside.all():
+                raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size)
+            self._record(access, region, positions)
+            return
+        inside = np.zeros(addresses.size, dtype=bool)
+        for region in self.regions.values():
+            positions, in_region = region.locate(addresses)
+            self._record(access, region, positions[in_region])
+            inside |= in_region
+        if not inside.all():
+            raise OutOfBounds(access, None, interpreter.interpreter_builder.grid_idx, self.dims, [],
+                              int((~inside).sum()), addresses.size, "")
+
+    def _record(self, access, region, positions):
+        if access != "load":
+            program = _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
+            region.buffer.writers[positions] = (self.launch_index << 32) | program
+
+    def _violation(self, access, region, addresses, positions, active):
+        program = interpreter.interpreter_builder.grid_idx
+        offsets = (addresses.astype(np.int64) - region.base) / region.itemsize
+        in_storage = (positions >= 0) & (positions < region.storage_numel)
+        if in_storage.all() and region.allowed is not None:
+            reason = ("Those elements belong to the parent tensor but not to this view (a neighbouring "
+                      "column or a gap between its elements): the kernel assumed contiguous memory. Compute "
+                      "addresses from the stride arguments.")
+        elif (offsets < 0).any():
+            reason = "Offsets before the start of the tensor: check the sign and origin of your offsets."
+        else:
+            reason = ("Offsets past the end of the tensor: mask the lanes of the last block "
+                      "(e.g. mask=offsets < n_elements) on every load and store.")
+        others = [r.buffer.name for r in self.regions.values()
+                  if r is not region and any(r.spans(int(a)) for a in addresses[:64])]
+        if others:
+            reason += f" (That memory belongs to {', '.join(sorted(set(others)))}.)"
+        return OutOfBounds(access, region, program, self.dims, offsets, len(addresses), active, reason)
+
+    @contextmanager
+    def installed(self):
+        builder = interpreter.interpreter_builder
+        originals = {}
+
+        def replace(name, method):
+            originals[name] = builder.__dict__.get(name)
+            setattr(builder, name, method)
+
+        load, store = builder.create_masked_load, builder.create_masked_store
+        rmw, cas = builder.create_atomic_rmw, builder.create_atomic_cas
+
+        def checked_load(pointers, mask, *rest, **kwargs):
+            self.check(pointers, mask, "load")
+            return load(pointers, mask, *rest, **kwargs)
+
+        def checked_store(pointers, value, mask, *rest, **kwargs):
+            self.check(pointers, mask, "store")
+            return store(pointers, value, mask, *rest, **kwargs)
+
+        def checked_rmw(op, pointers, value, mask, *rest, **kwargs):
+            self.check(pointers, mask, "atomic")
+            return rmw(op, pointers, value, mask, *rest, **kwargs)
+
+        def checked_cas(pointers, compare, value, *rest, **kwargs):
+            self.check(pointers, None, "atomic")
+            return cas(pointers, compare, value, *rest, **kwargs)
+
+        replace("create_masked_load", checked_load)
+        replace("create_masked_store", checked_store)
+        replace("create_atomic_rmw", checked_rmw)
+        replace("create_atomic_cas", checked_cas)
+        for name in POINTER_PROPAGATING:
+            if hasattr(builder, name):
+                replace(name, _propagating(getattr(builder, name)))
+        try:
+            yield self
+        finally:
+            for name, original in originals.items():
+                if original is None:
+                    delattr(builder, name)
+                else:
+                    setattr(builder, name, original)
+
+
+def _propagating(method):
+    def propagate(*args, **kwargs):
+        result = method(*args, **kwargs)
+        tags = {id(t): t for t in (getattr(a, TAG, None) for a in args) if t is not None}
+        if len(tags) == 1:
+            tag = next(iter(tags.values()))
+            for handle in result if isinstance(result, tuple) else (result,):
+                setattr(handle, TAG, tag)
+        return result
+    return propagate
+
+
+def program_name(program, dims):
+    """A program id as the student indexes it: 3 for a 1-D grid, (2, 0) for a 2-D one."""
+    return program[0] if dims == 1 else tuple(program[:dims])
+
+
+def _linear_program(program, grid):
+    return program[0] + grid[0] * (program[1] + grid[1] * program[2])
+
+
+def decode_program(code, launches):
+    """(launch index, program id tuple) of a writer code recorded by the checker."""
+    launch_index, linear = int(code) >> 32, int(code) & 0xFFFFFFFF
+    grid = launches[launch_index].grid
+    x, rest = linear % grid[0], linear // grid[0]
+    return launch_index, (x, rest % grid[1], rest // grid[1])

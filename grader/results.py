@@ -1,0 +1,77 @@
+"""Verdicts as plain data: a fixed set of statuses and diagnostic kinds, rendered elsewhere (report.py)."""
+from dataclasses import asdict, dataclass, field
+
+STATUSES = ("pass", "fail", "error", "missing")
+KINDS = {
+    "mismatch": "the kernel wrote wrong values",
+    "unwritten_output": "output elements were never written",
+    "out_of_bounds": "a load, store or atomic outside the tensor arguments (it was blocked)",
+    "input_modified": "the kernel changed an input",
+    "outside_write": "the kernel changed parent elements around a view",
+    "kernel_error": "the kernel raised an error while interpreted",
+    "order_dependent": "the result depends on the order the programs run in",
+    "stride": "contiguous cases pass, non-contiguous ones fail",
+    "compile": "the GPU compiler rejects the kernel",
+    "load_error": "the submission or its kernel could not be loaded",
+    "missing": "the kernel was not found",
+}
+
+
+@dataclass
+class Diagnostic:
+    kind: str
+    message: str
+    case: str = None
+
+    def __post_init__(self):
+        assert self.kind in KINDS, self.kind
+
+
+@dataclass
+class CaseResult:
+    name: str
+    description: str
+    status: str  # pass | fail
+    diagnostics: list = field(default_factory=list)
+
+
+@dataclass
+class PuzzleResult:
+    id: str
+    title: str
+    status: str
+    points: float
+    max_points: float
+    source: str = None  # the file the kernel was graded from
+    cases: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+
+    def __post_init__(self):
+        assert self.status in STATUSES, self.status
+
+    @property
+    def kinds(self):
+        return {d.kind for d in self.diagnostics}
+
+
+@dataclass
+class GradeReport:
+    puzzles: list
+
+    @property
+    def points(self):
+        return sum(p.points for p in self.puzzles)
+
+    @property
+    def max_points(self):
+        return sum(p.max_points for p in self.puzzles)
+
+    @property
+    def passed(self):
+        return all(p.status == "pass" for p in self.puzzles)
+
+    def puzzle(self, puzzle_id):
+        return next(p for p in self.puzzles if p.id == puzzle_id)
+
+    def to_dict(self):
+        return {"puzzles": [asdict(p) for p in self.puzzles], "points": self.points, "max_points": self.max_points}

@@ -1,0 +1,29 @@
+"""Every tolerance, limit and cap of the grader, in one place, each with its default and a line of help."""
+from dataclasses import dataclass, field
+
+
+def _setting(default, help):
+    if isinstance(default, dict):
+        return field(default_factory=lambda: dict(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class Settings:
+    tolerances: dict = _setting(
+        {"float32": Tolerance(atol=1e-5, rtol=1e-5), "float16": Tolerance(atol=1e-3, rtol=1e-3)},
+        "Default |got - expected| <= atol + rtol * |expected| per dtype; a puzzle may override it.")
+    mismatch_rows: int = _setting(5, "Rows of index | got | expected shown in a mismatch report.")
+    offsets_shown: int = _setting(8, "Offending element offsets listed in an out-of-bounds report.")
+    compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities each passing kernel is compiled for.")
+    compile_timeout_s: float = _setting(300.0, "Wall-clock limit of the compile check for one submission.")
+    kernel_output_chars: int = _setting(2000, "Characters of a kernel's own printing kept in a failure report.")
+
+
+DEFAULT = Settings()

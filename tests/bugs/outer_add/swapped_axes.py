@@ -1,0 +1,16 @@
+"""Rows are taken from program axis 1 and columns from axis 0, but the grid is (rows, columns).
+
+expect: unwritten_output
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def outer_add_kernel(x_ptr, y_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + rows, mask=rows < M)
+    y = tl.load(y_ptr + cols, mask=cols < N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], x[:, None] + y[None, :], mask=mask)

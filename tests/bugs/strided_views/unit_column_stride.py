@@ -1,0 +1,16 @@
+"""Rows use stride_m but columns are assumed adjacent (stride_n == 1): fine for split columns, wrong for
+a transposed view or a strided slice.
+
+expect: stride
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_one_kernel(x_ptr, M, N, stride_m, stride_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    pointers = x_ptr + rows[:, None] * stride_m + cols[None, :]
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(pointers, tl.load(pointers, mask=mask) + 1, mask=mask)
