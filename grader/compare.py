@@ -38,7 +38,13 @@ def _check_written(case, buffer, settings):
     positions = buffer.view_positions()
     got = buffer.parent[positions]
     expected = case.expected[buffer.name][positions]
-    never_stored = is_unwritten(got).numpy() & (buffer.writers[positions] == -1)
+    stored = buffer.writers[positions] != -1
+    if not stored.any():
+        return [Diagnostic("unwritten_output", (
+            f"{buffer.name}: the kernel stored nothing at all into it (no program wrote a single one of its "
+            f"{len(positions)} elements). Is the kernel body still the skeleton's `pass`? Every element must be "
+            "stored by some program with tl.store."), case.name)]
+    never_stored = is_unwritten(got).numpy() & ~stored
     close = torch.isclose(got.double(), expected.double(), atol=tolerance.atol, rtol=tolerance.rtol,
                           equal_nan=True).numpy()
     diagnostics = []

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .diagnose import hint
 from .interpret import python_function
+from .results import Diagnostic
 
 def kernel_module(kernel):
     """Source of a module with the kernel, the @jit helpers and the globals it can see, and where each came from."""
@@ -95,6 +96,13 @@ class CompileJob:
             where = f" at {self.describe[item['puzzle']](filename, def_line + item['line'] - 1)}"
         targets = " and ".join(f"sm_{t}" for t in item["targets"])
         return f"the GPU compiler ({targets}) rejects the kernel{where}: {item['error']}{hint(item['error'])}"
+
+
+def apply(result, problems):
+    """A kernel that passed on the CPU but that the GPU compiler rejects fails, with the compiler's reasons."""
+    if problems:
+        result.status, result.points = "fail", 0
+        result.diagnostics += [Diagnostic("compile", problem) for problem in problems]
 
 
 def start(items, settings):

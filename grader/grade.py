@@ -35,8 +35,8 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, co
     if compile_job:
         compiled = compile_job.results()
         for result in results:
-            if result.status == "pass" and result.id in compiled:
-                _apply_compile(result, compiled[result.id])
+            if result.status == "pass":
+                compile_check.apply(result, compiled.get(result.id, []))
     return GradeReport(results)
 
 
@@ -105,10 +105,3 @@ def run_case(puzzle, index, fn, seed, settings, describe_line, order=None):
                 "programs run in any order and at the same time: no program may depend on another one having "
                 "run first."), case.name))
     return CaseResult(case.name, case.spec.describe(), "fail" if diagnostics else "pass", diagnostics)
-
-
-def _apply_compile(result, problems):
-    if not problems:
-        return
-    result.status, result.points = "fail", 0
-    result.diagnostics += [Diagnostic("compile", problem) for problem in problems]

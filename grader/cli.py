@@ -1,0 +1,76 @@
+"""`triton-course`: list the puzzles, check a submission on the CPU, diagnose the environment."""
+import argparse
+import json
+import sys
+
+from .course import CourseError, load_course
+from .load import SubmissionError
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="triton-course", description=__doc__)
+    parser.add_argument("--course", help="course.yml to use (default: the one of this checkout)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="the puzzles in course order")
+    listing.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    check = commands.add_parser("check", help="grade a .py file, a notebook or a directory of them on the CPU")
+    check.add_argument("path")
+    check.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    check.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    check.add_argument("--no-compile", action="store_true", help="skip compiling passing kernels for the GPU")
+    commands.add_parser("doctor", help="versions, GPU, and known bad combinations")
+    args = parser.parse_args(argv)
+    if args.command == "doctor":
+        return _doctor()
+    try:
+        course = load_course(args.course)
+        if args.command == "list":
+            return _list(course, args.json)
+        return _check(course, args)
+    except (CourseError, SubmissionError) as error:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(error)}))
+        print(f"triton-course: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _list(course, as_json):
+    rows = [{"id": p.id, "title": p.title, "points": p.points, "kernel": p.kernel,
+             "notebook": str(p.notebook.relative_to(course.root)), "solution": str(p.solution.relative_to(course.root))}
+            for p in course.puzzles]
+    if as_json:
+        print(json.dumps({"title": course.title, "puzzles": rows}, indent=2))
+        return EXIT_PASS
+    keys = ("id", "title", "points", "kernel", "notebook", "solution")
+    table = [keys] + [tuple(f"{row[k]:g}" if k == "points" else str(row[k]) for k in keys) for row in rows]
+    widths = [max(len(r[c]) for r in table) for c in range(len(keys))]
+    print(course.title)
+    for number, row in enumerate(table):
+        print(("#  " if number == 0 else f"{number:<3}") + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    return EXIT_PASS
+
+
+def _check(course, args):
+    from .grade import grade_submission  # imports torch and triton: only for the commands that need them
+    from .report import to_json, to_text
+    report = grade_submission(course, args.path, args.puzzle, args.seed, compile_kernels=not args.no_compile)
+    print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
+    return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def _doctor():
+    from .doctor import diagnose_environment
+    lines, warnings = diagnose_environment()
+    print("\n".join(lines))
+    for warning in warnings:
+        print(f"warning: {warning}")
+    if not warnings:
+        print("ok: this environment can grade the course")
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main())
