@@ -14,13 +14,6 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16}
 # An output element still holding this exact NaN was never written by the kernel.
 UNWRITTEN_BITS = {torch.float32: (torch.int32, 0x7FC0BEEF), torch.float16: (torch.int16, 0x7E5B)}
 STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
-LAYOUT_NAMES = {
-    "contiguous": "contiguous",
-    "split": "torch.split column views",
-    "every_other_column": "strided slice parent[:, ::2]",
-    "transposed": "transposed view",
-    "offset": f"view at storage offset {STORAGE_OFFSET}",
-}
 
 
 def unwritten_fill(shape, dtype):

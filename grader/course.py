@@ -11,7 +11,13 @@ from .settings import DEFAULT, Tolerance
 
 ROLES = ("input", "output", "inout")
 DTYPES = ("float32", "float16")
-LAYOUTS = ("contiguous", "split", "every_other_column", "transposed", "offset")
+LAYOUTS = {  # how a case lays out the tensors marked strided, and how reports name it
+    "contiguous": "contiguous",
+    "split": "torch.split column views",
+    "every_other_column": "strided slice parent[:, ::2]",
+    "transposed": "transposed view",
+    "offset": "view at a nonzero storage offset",
+}
 ORDERS = ("sequential", "shuffled")
 EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
 
@@ -48,7 +54,7 @@ class CaseSpec:
 
     def describe(self):
         sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
-        extras = [self.dtype] + ([self.layout] if self.layout != "contiguous" else [])
+        extras = [self.dtype] + ([LAYOUTS[self.layout]] if self.layout != "contiguous" else [])
         if self.order == "shuffled":
             extras.append("shuffled program order")
         return f"{sizes} ({', '.join(extras)})"
@@ -177,12 +183,14 @@ class _Reader:
         for index, entry in enumerate(puzzles):
             puzzle = self.puzzle(entry, f"puzzles[{index}]")
             if puzzle.id in seen:
-                self.fail(f"puzzles[{index}].id", f"duplicate puzzle id '{puzzle.id}'")
+                self.fail(f"puzzles[{index}] ({puzzle.id}).id", f"duplicate puzzle id '{puzzle.id}'")
             seen.add(puzzle.id)
             parsed.append(puzzle)
         return Course(self.path, str(data.get("title", "Triton puzzles")), tuple(parsed))
 
     def puzzle(self, entry, key_path):
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            key_path = f"{key_path} ({entry['id']})"
         entry = self.mapping(entry, key_path,
                              required=("id", "title", "notebook", "solution", "points", "kernel", "tensors",
                                        "reference", "launch", "cases"),
@@ -190,7 +198,6 @@ class _Reader:
         puzzle_id = entry["id"]
         if not isinstance(puzzle_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", puzzle_id):
             self.fail(f"{key_path}.id", f"expected lowercase letters, digits and '_', got {puzzle_id!r}")
-        key_path = f"{key_path} ({puzzle_id})"
         points = entry["points"]
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
             self.fail(f"{key_path}.points", f"expected a positive number, got {points!r}")

@@ -1,5 +1,5 @@
 """Explain a puzzle's failures across its cases: what the passing and failing cases have in common."""
-from .cases import LAYOUT_NAMES
+from .course import LAYOUTS
 from .results import Diagnostic
 
 # Messages from Triton (interpreter or compiler) that students meet, and what to do about them.
@@ -46,7 +46,7 @@ def _stride_pattern(puzzle, case_results):
     if not failed_layouts:
         return []
     params = [p for p, expr in puzzle.args.items() if ".stride(" in expr.source]
-    names = ", ".join(LAYOUT_NAMES[layout] for layout in failed_layouts)
+    names = ", ".join(LAYOUTS[layout] for layout in failed_layouts)
     return [Diagnostic("stride", (
         f"Every contiguous case passes but these layouts fail: {names}. The kernel assumes contiguous row-major "
         f"memory; address element (i, j) as base + i * {params[0] if params else 'stride_0'} + j * "

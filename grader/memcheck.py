@@ -81,7 +81,7 @@ class Region:
         view = self.buffer.views[self.launch_index]
         shape = tuple(view.shape)
         if self.allowed is None and view.is_contiguous():
-            return f"{self.numel} elements, offsets 0..{self.numel - 1}"
+            return f"{self.numel} element{'s' if self.numel > 1 else ''}, offsets 0..{self.numel - 1}"
         return f"view of shape {shape}, stride {tuple(view.stride())}"
 
 
@@ -135,6 +135,9 @@ class MemoryChecker:
                       "addresses from the stride arguments.")
         elif (offsets < 0).any():
             reason = "Offsets before the start of the tensor: check the sign and origin of your offsets."
+        elif region.allowed is None and set(offsets.tolist()) == {region.numel}:
+            reason = ("Exactly one element past the end: is the mask `offsets <= n` where it should be "
+                      "`offsets < n`?")
         else:
             reason = ("Offsets past the end of the tensor: mask the lanes of the last block "
                       "(e.g. mask=offsets < n_elements) on every load and store.")

@@ -1,0 +1,37 @@
+# `make demo` and `make test` do all the set-up: they create or update .venv, then run.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: demo test test-fast bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch first and pinned: a CPU build of 2.13.0 lies on this project's machines, any other
+# version would pull a multi-GB CUDA build. numpy explicitly: neither torch nor triton needs it.
+$(INSTALLED): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet numpy -e '.[test]'
+	touch $(INSTALLED)
+
+demo: $(INSTALLED)
+	@echo "== The reference solutions, graded on the CPU =="
+	@$(BIN)/triton-course check solutions/
+	@echo
+	@echo "== A student's submission (notebooks and .py files) with typical mistakes =="
+	@$(BIN)/triton-course check examples/student/ || true
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest -q
+
+test-fast: $(INSTALLED)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(INSTALLED)
+	$(BIN)/python bench/interpreter_overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

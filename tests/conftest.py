@@ -1,0 +1,43 @@
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from grader.course import load_course
+from grader.grade import grade_submission
+
+ROOT = Path(__file__).resolve().parent.parent
+BUGS = ROOT / "tests" / "bugs"
+
+
+@pytest.fixture(scope="session")
+def course():
+    return load_course(ROOT / "course.yml")
+
+
+@pytest.fixture
+def grade(course):
+    """Grade a path (or source text written to a file) and return the report."""
+    def run(path, puzzle=None, compile_kernels=False, seed=0):
+        return grade_submission(course, path, [puzzle] if puzzle else None, seed, compile_kernels=compile_kernels)
+    return run
+
+
+def catalogued_bugs():
+    """(puzzle id, bug file, expected diagnostic kind) for every bug in tests/bugs."""
+    bugs = []
+    for path in sorted(BUGS.glob("*/*.py")):
+        expected = re.search(r"^expect: (\w+)$", path.read_text(), re.MULTILINE)
+        assert expected, f"{path} has no 'expect: KIND' line in its docstring"
+        bugs.append((path.parent.name, path, expected.group(1)))
+    return bugs
+
+
+def write_notebook(path, cells):
+    """A minimal notebook whose code cells are `cells` (strings)."""
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None,
+                           "outputs": [], "source": source} for i, source in enumerate(cells)]}
+    path.write_text(json.dumps(notebook))
+    return path

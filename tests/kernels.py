@@ -1,0 +1,67 @@
+"""Small kernels the unit tests launch directly."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+@triton.jit
+def unmasked_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets))
+
+
+@triton.jit
+def far_pointer_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets + (1 << 28)))
+
+
+@triton.jit
+def atomic_past_end_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.atomic_add(dst_ptr + offsets + n, tl.load(src_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+@triton.jit
+def _double(x):
+    return x * 2
+
+
+@triton.jit
+def helpers_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    # uses @jit helpers of triton.language (tl.zeros, tl.sum, tl.cdiv) and one of its own (_double)
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(src_ptr + offsets, mask=mask, other=0.0) + tl.zeros([BLOCK], dtype=tl.float32)
+    total = tl.sum(x, axis=0) * 0 + tl.cdiv(n, n)
+    tl.store(dst_ptr + offsets, _double(x) * total, mask=mask)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 128}), triton.Config({"BLOCK_SIZE": 1024})], key=["n_elements"])
+@triton.jit
+def autotuned_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.heuristics({"EVEN": lambda args: args["n_elements"] % args["BLOCK_SIZE"] == 0})
+@triton.jit
+def heuristic_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.jit
+def add_one_kernel(x_ptr, M, N, stride_m, stride_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    pointers = x_ptr + rows[:, None] * stride_m + cols[None, :] * stride_n
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(pointers, tl.load(pointers, mask=mask) + 1, mask=mask)

@@ -1,0 +1,105 @@
+"""Cases build the layouts the puzzle asks for, and comparison reports what is wrong and where."""
+import numpy as np
+import torch
+
+from grader.cases import is_unwritten, make_case
+from grader.compare import compare
+
+
+def _case(course, puzzle_id, name):
+    puzzle = course.puzzle(puzzle_id)
+    return make_case(puzzle, next(i for i, c in enumerate(puzzle.cases) if c.name == name))
+
+
+def test_split_layout_launches_once_per_column_view(course):
+    case = _case(course, "strided_views", "split columns")
+    x = case.buffers["x"]
+    assert [tuple(v.shape) for v in x.views] == [(4, 2), (4, 4)]
+    assert all(v.stride() == (6, 1) for v in x.views)
+    assert [launch.args[1:5] for launch in case.launches] == [[4, 2, 6, 1], [4, 4, 6, 1]]
+    assert all(v.untyped_storage().data_ptr() == x.parent.untyped_storage().data_ptr() for v in x.views)
+    assert torch.equal(case.expected["x"], x.parent + 1), "the parent must show both writes"
+
+
+def test_other_layouts_have_the_strides_they_promise(course):
+    assert _case(course, "strided_views", "every other column").buffers["x"].views[0].stride() == (60, 2)
+    assert _case(course, "strided_views", "transposed").buffers["x"].views[0].stride() == (1, 40)
+    offset = _case(course, "strided_views", "storage offset").buffers["x"].views[0]
+    assert offset.storage_offset() == 5 and offset.is_contiguous()
+
+
+def test_outputs_start_as_the_unwritten_nan_and_inputs_are_random(course):
+    case = _case(course, "vector_add", "ragged tail")
+    assert is_unwritten(case.buffers["out"].parent).all()
+    assert not torch.isnan(case.buffers["x"].parent).any()
+    assert torch.equal(case.expected["out"], case.buffers["x"].parent + case.buffers["y"].parent)
+
+
+def test_same_seed_same_inputs_other_seed_other_inputs(course):
+    puzzle = course.puzzle("vector_add")
+    a, b, c = make_case(puzzle, 0, seed=1), make_case(puzzle, 0, seed=1), make_case(puzzle, 0, seed=2)
+    assert torch.equal(a.buffers["x"].parent, b.buffers["x"].parent)
+    assert not torch.equal(a.buffers["x"].parent, c.buffers["x"].parent)
+
+
+def _run_reference_kernel(case):
+    """What a correct kernel would leave in memory, every element stored by program 0."""
+    for name, expected in case.expected.items():
+        buffer = case.buffers[name]
+        buffer.parent.copy_(expected)
+        buffer.writers[buffer.view_positions()] = 0
+
+
+def test_a_correct_result_has_no_diagnostics(course):
+    case = _case(course, "strided_views", "split columns")
+    _run_reference_kernel(case)
+    assert compare(case) == []
+
+
+def test_mismatch_report_gives_count_errors_and_the_first_wrong_elements(course):
+    case = _case(course, "vector_add", "ragged tail")
+    _run_reference_kernel(case)
+    out = case.buffers["out"].parent
+    out[[3, 500]] += torch.tensor([0.5, 2.0])
+    [diagnostic] = compare(case)
+    assert diagnostic.kind == "mismatch" and diagnostic.case == "ragged tail"
+    lines = diagnostic.message.splitlines()
+    assert lines[0].startswith("out: 2 of 1000 elements are wrong (0.2%); max abs error 2, max rel error")
+    assert lines[1].split() == ["index", "got", "expected", "stored", "by"]
+    assert lines[2].split()[:3] == ["index", "(3,)", f"{float(out[3]):.6g}"]
+    assert lines[2].split()[3] == f"{float(case.expected['out'][3]):.6g}"
+    assert lines[2].endswith("program 0")
+
+
+def test_unwritten_elements_are_told_apart_from_wrong_values(course):
+    case = _case(course, "vector_add", "ragged tail")
+    _run_reference_kernel(case)
+    out = case.buffers["out"]
+    out.parent[990:] = out.original[990:]  # still the NaN the output was filled with
+    out.writers[990:] = -1
+    [diagnostic] = compare(case)
+    assert diagnostic.kind == "unwritten_output"
+    assert "10 of 1000 elements were never written, the first at index (990,)" in diagnostic.message
+
+
+def test_changed_input_and_writes_around_a_view_are_caught(course):
+    case = _case(course, "vector_add", "ragged tail")
+    _run_reference_kernel(case)
+    case.buffers["y"].parent[7] = 42.0
+    assert [d.kind for d in compare(case)] == ["input_modified"]
+    case = _case(course, "strided_views", "every other column")
+    _run_reference_kernel(case)
+    x = case.buffers["x"]
+    x.parent[1] += 1  # a gap element of parent[:, ::2]
+    diagnostics = compare(case)
+    assert [d.kind for d in diagnostics] == ["outside_write"]
+    assert "parent element 1, outside the view (shape (21, 30), stride (60, 2)" in diagnostics[0].message
+
+
+def test_positions_map_view_elements_to_the_parent(course):
+    case = _case(course, "strided_views", "transposed")
+    x = case.buffers["x"]
+    view, positions = x.views[0], x.positions[0]
+    assert torch.equal(x.parent[positions.reshape(-1)], view.reshape(-1))
+    assert np.array_equal(x.view_positions(), np.arange(x.parent.numel()))
+    assert x.locate(int(positions[3, 5])) == (0, (3, 5))

@@ -1,0 +1,97 @@
+"""`triton-course` list, check and doctor: outputs, JSON shape and exit codes."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grader import cli, doctor
+
+from conftest import BUGS, ROOT
+
+
+def run(*args):
+    result = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_list_in_course_order(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[:4] == ["#", "id", "title", "points"]
+    assert out[2].split()[:2] == ["1", "vector_add"] and "puzzles/01_vector_add.ipynb" in out[2]
+
+
+def test_list_json(capsys):
+    assert cli.main(["list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [p["id"] for p in listing["puzzles"]] == ["vector_add", "outer_add", "strided_views"]
+    assert listing["puzzles"][0] == {"id": "vector_add", "title": "Vector add", "points": 10, "kernel": "add_kernel",
+                                     "notebook": "puzzles/01_vector_add.ipynb", "solution": "solutions/vector_add.py"}
+
+
+def test_check_solutions_passes_with_exit_code_0():
+    code, out, _ = run("check", "solutions/")
+    assert code == 0, out
+    assert "Total: 35/35 points" in out
+
+
+def test_check_json_shape_and_exit_code_1_on_failure():
+    code, out, _ = run("check", str(BUGS / "strided_views" / "assumes_contiguous.py"), "--json", "--seed", "3")
+    assert code == 1
+    report = json.loads(out)
+    assert set(report) == {"puzzles", "points", "max_points"}
+    [puzzle] = report["puzzles"]
+    assert {"id", "status", "points", "max_points", "cases", "diagnostics"} <= set(puzzle)
+    assert puzzle["status"] == "fail" and puzzle["points"] == 0 and puzzle["max_points"] == 15
+    assert {"kind", "message"} <= set(puzzle["diagnostics"][0])
+    assert "stride" in {d["kind"] for d in puzzle["diagnostics"]}
+    assert {c["status"] for c in puzzle["cases"]} == {"pass", "fail"}
+
+
+def test_check_selected_puzzles_only(capsys):
+    assert cli.main(["check", "solutions", "--puzzle", "outer_add", "--puzzle", "vector_add", "--json",
+                     "--no-compile"]) == 0
+    assert [p["id"] for p in json.loads(capsys.readouterr().out)["puzzles"]] == ["outer_add", "vector_add"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["check", "no/such/path"], "no such file or directory"),
+    (["check", "solutions", "--puzzle", "softmax"], "no puzzle 'softmax'"),
+    (["--course", "no.yml", "list"], "cannot read the course file"),
+])
+def test_bad_usage_exits_2_with_a_message(capsys, args, message):
+    assert cli.main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_usage_with_json_still_prints_one_json_object(capsys):
+    assert cli.main(["check", "nowhere", "--json"]) == 2
+    assert "no such file" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_argparse_usage_errors_exit_2():
+    assert run("check")[0] == 2
+
+
+def test_doctor_prints_versions(capsys):
+    assert cli.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    for name in ("python", "torch", "triton", "numpy", "gpu"):
+        assert any(line.startswith(name) for line in out.splitlines()), name
+
+
+@pytest.mark.parametrize("triton,numpy,warning", [
+    ("3.2.0", "1.26.4", "older than 3.3: its interpreter copies non-contiguous CUDA tensors with .cpu()"),
+    ("3.6.0", "2.4.1", "numpy >= 2.4 fails"),
+    ("3.9.0", "2.4.1", None),
+])
+def test_doctor_warns_about_known_bad_versions(monkeypatch, triton, numpy, warning):
+    versions = {"triton": triton, "numpy": numpy}
+    real = doctor._version
+    monkeypatch.setattr(doctor, "_version", lambda package: versions.get(package) or real(package))
+    warnings = doctor.diagnose_environment()[1]
+    if warning:
+        assert any(warning in w for w in warnings), warnings
+    else:
+        assert warnings == []

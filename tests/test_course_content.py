@@ -1,0 +1,66 @@
+"""The course itself: every solution passes, every skeleton fails, every catalogued bug is caught as expected."""
+import json
+
+import pytest
+import yaml
+
+from grader.grade import grade_kernel
+from grader.load import load_file
+
+from conftest import ROOT, catalogued_bugs
+
+BUGS = catalogued_bugs()
+PUZZLES = [p["id"] for p in yaml.safe_load((ROOT / "course.yml").read_text())["puzzles"]]
+
+
+def _cells(notebook_path, tag):
+    notebook = json.loads(notebook_path.read_text())
+    return [("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in notebook["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_the_solution_passes(course, grade, puzzle_id):
+    puzzle = course.puzzle(puzzle_id)
+    result = grade(puzzle.solution, puzzle=puzzle_id).puzzle(puzzle_id)
+    assert result.status == "pass", [d.message for d in result.diagnostics]
+    assert result.points == puzzle.points
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_the_skeleton_fails_with_a_friendly_diagnostic(course, tmp_path, puzzle_id):
+    puzzle = course.puzzle(puzzle_id)
+    [skeleton] = _cells(puzzle.notebook, "skeleton")
+    path = tmp_path / f"{puzzle_id}_skeleton.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n" + skeleton)
+    result = grade_kernel(puzzle, load_file(path).namespace[puzzle.kernel])
+    assert result.status == "fail"
+    assert result.kinds == {"unwritten_output"}
+    assert "stored nothing at all" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("puzzle_id,path,expected", BUGS, ids=[f"{b[0]}/{b[1].stem}" for b in BUGS])
+def test_each_catalogued_bug_is_caught_with_its_diagnostic(grade, puzzle_id, path, expected):
+    result = grade(path, puzzle=puzzle_id, compile_kernels=expected == "compile").puzzle(puzzle_id)
+    assert result.status == "fail" and result.points == 0
+    assert expected in result.kinds, [(d.kind, d.message) for d in result.diagnostics]
+
+
+def test_the_catalogue_covers_every_puzzle():
+    assert {puzzle_id for puzzle_id, _, _ in BUGS} == set(PUZZLES)
+
+
+@pytest.mark.parametrize("puzzle_id", PUZZLES)
+def test_the_notebook_is_in_sync_with_the_course(course, puzzle_id):
+    puzzle = course.puzzle(puzzle_id)
+    notebook = json.loads(puzzle.notebook.read_text())
+    code_cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code_cells), "notebooks carry no outputs"
+    [reference] = _cells(puzzle.notebook, "reference")
+    assert reference.strip() == puzzle.reference_source.strip(), "the reference cell must be course.yml's reference"
+    [skeleton] = _cells(puzzle.notebook, "skeleton")
+    assert f"def {puzzle.signature()}:" in skeleton
+    [check] = _cells(puzzle.notebook, "check")
+    assert f'check("{puzzle.id}", {puzzle.kernel})' in check
+    [setup] = _cells(puzzle.notebook, "setup")
+    assert setup.index('os.environ["TRITON_INTERPRET"] = "1"') < setup.index("import triton")

@@ -1,0 +1,96 @@
+"""course.yml is read into puzzles, and every malformation fails with the file, the key path and the fix."""
+import textwrap
+
+import pytest
+import yaml
+
+from grader.course import CourseError, load_course
+
+from conftest import ROOT
+
+
+def test_the_course_loads_in_order(course):
+    assert [p.id for p in course.puzzles] == ["vector_add", "outer_add", "strided_views"]
+    vector_add = course.puzzle("vector_add")
+    assert vector_add.kernel == "add_kernel"
+    assert vector_add.params == ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE")
+    assert vector_add.blocks == ("BLOCK_SIZE",)
+    assert vector_add.signature() == "add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr)"
+    assert len(vector_add.cases) >= 5
+    assert vector_add.grid[0]({"N": 1000, "BLOCK_SIZE": 256}) == 4
+
+
+def test_unknown_puzzle_lists_the_known_ones(course):
+    with pytest.raises(KeyError, match="vector_add, outer_add, strided_views"):
+        course.puzzle("softmax")
+
+
+def _course_with(tmp_path, edit):
+    data = yaml.safe_load((ROOT / "course.yml").read_text())
+    edit(data)
+    for puzzle in data["puzzles"]:
+        for key in ("notebook", "solution"):
+            puzzle[key] = str(ROOT / puzzle[key])
+    path = tmp_path / "course.yml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+MALFORMED = [
+    ("missing key", lambda d: d["puzzles"][0].pop("kernel"), "puzzles[0] (vector_add)", "missing key 'kernel'"),
+    ("unknown key", lambda d: d["puzzles"][1].update(pionts=3), "puzzles[1] (outer_add)", "unknown key 'pionts'"),
+    ("duplicate id", lambda d: d["puzzles"][1].update(id="vector_add"), "puzzles[1] (vector_add).id",
+     "duplicate puzzle id"),
+    ("bad id", lambda d: d["puzzles"][0].update(id="Vector Add"), "puzzles[0] (Vector Add).id", "lowercase"),
+    ("negative points", lambda d: d["puzzles"][0].update(points=-1), "puzzles[0] (vector_add).points",
+     "positive number"),
+    ("unknown name in grid", lambda d: d["puzzles"][0]["launch"].update(grid=["cdiv(K, BLOCK_SIZE)"]),
+     "puzzles[0] (vector_add).launch.grid[0]", "'K' in 'cdiv(K, BLOCK_SIZE)' is not a size"),
+    ("syntax error in an argument", lambda d: d["puzzles"][2]["launch"]["args"].update(stride_m="x.stride(0"),
+     "puzzles[2] (strided_views).launch.args.stride_m", "invalid expression"),
+    ("block not a power of two", lambda d: d["puzzles"][0]["cases"][0].update(BLOCK_SIZE=100),
+     "puzzles[0] (vector_add).cases[0] (ragged tail).BLOCK_SIZE", "powers of 2"),
+    ("missing size in a case", lambda d: d["puzzles"][0]["cases"][0].pop("N"),
+     "puzzles[0] (vector_add).cases[0]", "missing key 'N'"),
+    ("bfloat16 case", lambda d: d["puzzles"][0]["cases"][0].update(dtype="bfloat16"),
+     "puzzles[0] (vector_add).cases[0] (ragged tail).dtype", "bfloat16 arithmetic is wrong"),
+    ("layout without strided tensors", lambda d: d["puzzles"][0]["cases"][0].update(layout="transposed"),
+     "puzzles[0] (vector_add).cases[0] (ragged tail).layout", "strided: true"),
+    ("split widths that do not add up", lambda d: d["puzzles"][2]["cases"][1].update(split=[2, 3]),
+     "puzzles[2] (strided_views).cases[1] (split columns).split", "add up to 5"),
+    ("reference with the wrong parameters", lambda d: d["puzzles"][0].update(reference="def f(a, b):\n    return a\n"),
+     "puzzles[0] (vector_add).reference", "the puzzle's input and inout tensors are (x, y)"),
+    ("reference that does not parse", lambda d: d["puzzles"][0].update(reference="def f(x, y:\n"),
+     "puzzles[0] (vector_add).reference", "line 1"),
+    ("no output tensor", lambda d: d["puzzles"][0]["tensors"]["out"].update(role="input"),
+     "puzzles[0] (vector_add).tensors", "nothing to check"),
+    ("missing notebook file", lambda d: d["puzzles"][0].update(notebook="puzzles/nope.ipynb"),
+     "puzzles[0] (vector_add).notebook", "does not exist"),
+    ("block that is not a parameter", lambda d: d["puzzles"][0]["launch"].update(blocks=["BLOCK_SIZE", "B2"]),
+     "puzzles[0] (vector_add).launch.blocks", "block 'B2' is not a kernel parameter"),
+]
+
+
+@pytest.mark.parametrize("edit,key_path,message", [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
+def test_malformed_course_names_the_key_path(tmp_path, edit, key_path, message):
+    path = _course_with(tmp_path, edit)
+    with pytest.raises(CourseError) as error:
+        load_course(path)
+    assert str(error.value).startswith(f"{path}: {key_path}"), str(error.value)
+    assert message in str(error.value)
+
+
+def test_yaml_syntax_error_gives_the_line(tmp_path):
+    path = tmp_path / "course.yml"
+    path.write_text(textwrap.dedent("""\
+        puzzles:
+          - id: a
+            title: [unclosed
+        """))
+    with pytest.raises(CourseError, match=r"course.yml: line \d+, column \d+: not valid YAML"):
+        load_course(path)
+
+
+def test_missing_course_file_says_how_to_choose_one(tmp_path):
+    with pytest.raises(CourseError, match="cannot read the course file.*--course PATH"):
+        load_course(tmp_path / "nope.yml")

@@ -1,0 +1,109 @@
+"""Submissions load from .py files, notebooks and directories; each problem gets its own verdict."""
+import pytest
+
+from grader.load import SubmissionError
+
+from conftest import ROOT, write_notebook
+
+SOLUTION = (ROOT / "solutions" / "vector_add.py").read_text()
+
+
+def test_a_notebook_loads_without_running_its_check_and_experiment_cells(tmp_path, grade):
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%matplotlib inline\nimport torch",
+        SOLUTION,
+        "raise RuntimeError('a check cell must not run while grading')",
+        "check('vector_add', add_kernel)\nadd_kernel[(1,)](1, 2, 3)",
+        "!pip install nothing",
+    ])
+    report = grade(notebook)
+    assert [(p.id, p.status) for p in report.puzzles] == [("vector_add", "pass")]
+
+
+def test_a_syntax_error_in_another_cell_costs_nothing(tmp_path, grade):
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["def broken(:\n    pass", SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+
+
+def test_a_syntax_error_in_the_kernel_is_an_error_with_its_cell_and_line(tmp_path, grade):
+    broken = SOLUTION.replace("mask = offsets < n_elements", "mask = offsets < n_elements)")
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["import torch", broken])
+    result = grade(notebook, puzzle="vector_add").puzzle("vector_add")
+    assert result.status == "error"
+    assert result.diagnostics[0].kind == "load_error"
+    assert "cell 2, line 11: SyntaxError" in result.diagnostics[0].message
+
+
+def test_missing_kernel_says_what_is_expected(tmp_path, grade):
+    path = tmp_path / "vector_add.py"
+    path.write_text("import triton\n")
+    result = grade(path, puzzle="vector_add").puzzle("vector_add")
+    assert result.status == "missing" and result.points == 0
+    assert "no kernel named add_kernel in vector_add.py" in result.diagnostics[0].message
+    assert "@triton.jit def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr)" in \
+        result.diagnostics[0].message
+
+
+def test_a_plain_function_is_not_a_kernel(tmp_path, grade):
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("@triton.jit\n", ""))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "error" and "decorate it with @triton.jit" in result.diagnostics[0].message
+
+
+def test_a_wrong_signature_is_an_error(tmp_path, grade):
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("n_elements, BLOCK_SIZE", "BLOCK_SIZE"))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "error"
+    assert "takes 4 parameters (x_ptr, y_ptr, out_ptr, BLOCK_SIZE) but the grader passes 5" in \
+        result.diagnostics[0].message
+
+
+def test_a_statement_that_raises_is_reported_and_the_rest_still_loads(tmp_path, grade):
+    path = tmp_path / "vector_add.py"
+    path.write_text("import does_not_exist\n" + SOLUTION)
+    assert grade(path).puzzle("vector_add").status == "pass"
+
+
+def test_a_directory_grades_every_puzzle_and_survives_a_corrupt_notebook(tmp_path, grade):
+    (tmp_path / "vector_add.py").write_text(SOLUTION)
+    (tmp_path / "02_outer_add.ipynb").write_text('{"cells": [ this is not json')
+    (tmp_path / "03_strided_views.ipynb").write_text("")
+    report = grade(tmp_path)
+    statuses = {p.id: p.status for p in report.puzzles}
+    assert statuses == {"vector_add": "pass", "outer_add": "error", "strided_views": "error"}
+    assert "02_outer_add.ipynb is not a readable notebook" in report.puzzle("outer_add").diagnostics[0].message
+
+
+def test_kernels_are_found_by_name_in_any_file_of_a_directory(tmp_path, grade):
+    (tmp_path / "everything.py").write_text(SOLUTION + (ROOT / "solutions" / "outer_add.py").read_text())
+    statuses = {p.id: p.status for p in grade(tmp_path).puzzles}
+    assert statuses == {"vector_add": "pass", "outer_add": "pass", "strided_views": "missing"}
+
+
+def test_a_single_file_grades_the_puzzles_it_defines(grade):
+    report = grade(ROOT / "solutions" / "outer_add.py")
+    assert [p.id for p in report.puzzles] == ["outer_add"]
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("nope", None, "no such file or directory"),
+    ("notes.txt", "hello", "expected a .py file, a .ipynb notebook or a directory"),
+])
+def test_unusable_paths_raise_submission_error(tmp_path, grade, name, content, message):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SubmissionError, match=message):
+        grade(path)
+
+
+def test_an_empty_directory_is_unusable(tmp_path, grade):
+    with pytest.raises(SubmissionError, match="no .py or .ipynb files"):
+        grade(tmp_path)
+
+
+def test_an_unknown_puzzle_is_unusable(grade):
+    with pytest.raises(SubmissionError, match="no puzzle 'nope'"):
+        grade(ROOT / "solutions", puzzle="nope")

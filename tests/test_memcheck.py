@@ -1,0 +1,103 @@
+"""The memory checker refuses every out-of-bounds lane before it touches memory, and names the culprit."""
+import numpy as np
+import pytest
+import torch
+
+from grader.cases import Buffer
+from grader.course import TensorSpec
+from grader.interpret import interpreting, launch, python_function
+from grader.memcheck import MemoryChecker, OutOfBounds, Region
+
+import kernels
+
+
+def buffer_of(name, parent, views, role="input"):
+    index = torch.arange(parent.numel())
+    positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
+    buffer = Buffer(TensorSpec(name, tuple(views[0].shape), role, True), parent, list(views), positions)
+    buffer.writers = np.full(parent.numel(), -1, dtype=np.int64)
+    return buffer
+
+
+def run(kernel, buffers, args, grid):
+    """Launch with regions for the tensor arguments `buffers` (param -> (buffer, launch index))."""
+    regions = {param: Region(buffer, index, param) for param, (buffer, index) in buffers.items()}
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    programs = [(x, 0, 0) for x in range(grid[0])]
+    with interpreting():
+        launch(python_function(kernel), args, grid, programs, MemoryChecker(regions, 0, grid, 1))
+
+
+def test_in_bounds_copy_runs_and_records_writers():
+    src, dst = torch.arange(10.0), torch.zeros(10)
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
+    run(kernels.copy_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 10, 4], [3])
+    assert torch.equal(dst, src)
+    assert list(b_dst.writers) == [0] * 4 + [1] * 4 + [2] * 2
+
+
+def test_store_past_the_end_is_blocked_before_it_writes():
+    # dst is the first half of a larger allocation: an unchecked store would land in the second half.
+    memory = torch.zeros(16)
+    src, dst = torch.arange(16.0), memory[:10]  # src is long enough: only the store overruns
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", memory, [dst], "output")
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.unmasked_copy_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 10, 8], [2])
+    violation = error.value
+    assert violation.access == "store" and violation.tensor == "dst" and violation.program == (1, 0, 0)
+    assert list(violation.offsets) == [10, 11, 12, 13, 14, 15]
+    assert torch.equal(memory[10:], torch.zeros(6)), "the blocked store must not have written anything"
+    assert "program 1: store of 6 of 8 active lanes outside dst_ptr" in violation.message()
+
+
+def test_overrun_into_another_argument_is_blamed_on_the_right_tensor():
+    # x and y are adjacent views of one allocation: reading past x lands inside y, which is still x's bug.
+    memory = torch.arange(12.0)
+    x, y = memory[:6], memory[6:]
+    b_x, b_y = buffer_of("x", memory, [x]), buffer_of("y", memory, [y], "output")
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.unmasked_copy_kernel, {"src_ptr": (b_x, 0), "dst_ptr": (b_y, 0)}, [x, y, 6, 8], [1])
+    assert error.value.tensor == "x" and error.value.access == "load"
+    assert "That memory belongs to y" in error.value.message()
+
+
+def test_neighbouring_split_column_is_out_of_bounds():
+    parent = torch.zeros(4, 6)
+    left, right = torch.split(parent, [2, 4], dim=1)
+    buffer = buffer_of("x", parent.view(-1), [left, right], "inout")
+    region = Region(buffer, 0, "x_ptr")
+    inside_left = left.data_ptr() + 4 * np.array([0, 1, 6, 7])
+    neighbour = left.data_ptr() + 4 * np.array([2, 5, 8])
+    assert region.locate(inside_left.astype(np.uint64))[1].all()
+    assert not region.locate(neighbour.astype(np.uint64))[1].any()
+
+
+def test_far_pointer_is_reported_not_a_segfault():
+    src, dst = torch.arange(8.0), torch.zeros(8)
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.far_pointer_kernel, {"src_ptr": (buffer_of("src", src, [src]), 0),
+                                         "dst_ptr": (buffer_of("dst", dst, [dst], "output"), 0)}, [src, dst, 8, 8],
+            [1])
+    assert error.value.tensor == "src" and error.value.offsets[0] == 1 << 28
+
+
+def test_atomics_are_checked():
+    src, dst = torch.arange(8.0), torch.zeros(8)
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.atomic_past_end_kernel, {"src_ptr": (buffer_of("src", src, [src]), 0),
+                                             "dst_ptr": (buffer_of("dst", dst, [dst], "output"), 0)},
+            [src, dst, 8, 8], [1])
+    assert error.value.access == "atomic" and error.value.tensor == "dst"
+    assert torch.equal(dst, torch.zeros(8))
+
+
+def test_strided_slice_allows_its_elements_only():
+    parent = torch.zeros(3, 8)
+    view = parent[:, ::2]
+    region = Region(buffer_of("x", parent.view(-1), [view]), 0, "x_ptr")
+    base = parent.data_ptr()
+    allowed = np.array([base + 4 * (8 * i + 2 * j) for i in range(3) for j in range(4)], dtype=np.uint64)
+    gaps = np.array([base + 4 * (8 * i + 2 * j + 1) for i in range(3) for j in range(4)], dtype=np.uint64)
+    assert region.locate(allowed)[1].all()
+    assert not region.locate(gaps)[1].any()
+    assert not region.locate(np.array([base + 2], dtype=np.uint64))[1].any(), "misaligned addresses are refused"
