@@ -9,6 +9,7 @@ grader's process is in, and a compiler crash cannot take the grader down.
 import ast
 import inspect
 import json
+import linecache
 import os
 import re
 import subprocess
@@ -93,9 +94,13 @@ class CompileJob:
         origin = self.origins[item["puzzle"]].get(item.get("function"))
         if origin and item.get("line"):
             filename, def_line = origin
-            where = f" at {self.describe[item['puzzle']](filename, def_line + item['line'] - 1)}"
+            line = def_line + item["line"] - 1
+            where = f" at {self.describe[item['puzzle']](filename, line)}: {linecache.getline(filename, line).strip()}\n"
+        else:
+            where = ": "
         targets = " and ".join(f"sm_{t}" for t in item["targets"])
-        return f"the GPU compiler ({targets}) rejects the kernel{where}: {item['error']}{hint(item['error'])}"
+        error = re.sub(r" at 0x[0-9a-f]+", "", item["error"])
+        return f"the GPU compiler ({targets}) rejects the kernel{where}{error}{hint(error)}"
 
 
 def apply(result, problems):
@@ -127,37 +132,47 @@ def start(items, settings):
 
 def _compile_all(request):
     import warnings
-    warnings.simplefilter("ignore")
+    warnings.simplefilter("ignore")  # Triton's notices on stderr are not the student's business
+    with tempfile.TemporaryDirectory(prefix="triton-course-compile-") as workdir:
+        for index, item in enumerate(request):
+            path = Path(workdir) / f"kernel_{index}_{item['puzzle']}.py"
+            path.write_text(item["module"])
+            failures = _compile_one(path, item)
+            for (message, function, line), targets in failures.items():
+                print(json.dumps({"puzzle": item["puzzle"], "targets": targets, "error": message,
+                                  "function": function, "line": line}), flush=True)
+            if not failures:
+                print(json.dumps({"puzzle": item["puzzle"]}), flush=True)
+
+
+def _compile_one(path, item):
+    """{(message, function, line): [targets]} of the targets the kernel does not compile for."""
     import importlib.util
 
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    workdir = Path(tempfile.mkdtemp(prefix="triton-course-compile-"))
-    for index, item in enumerate(request):
-        path = workdir / f"kernel_{index}_{item['puzzle']}.py"
-        path.write_text(item["module"])
-        failures = {}
+    failures = {}
+    for target in item["targets"]:
+        # A fresh module for each target: after one failed compile, Triton lets the same kernel object
+        # compile "successfully" (seen with a torch call inside a kernel on 3.9).
+        name = f"{path.stem}_sm{target}"
         try:
-            spec = importlib.util.spec_from_file_location(path.stem, path)
+            spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
-            sys.modules[path.stem] = module
+            sys.modules[name] = module
             spec.loader.exec_module(module)
             kernel = getattr(module, item["kernel"])
-            for target in item["targets"]:
-                source = ASTSource(fn=kernel, signature=item["signature"], constexprs=item["constexprs"])
-                try:
-                    triton.compile(source, target=GPUTarget("cuda", target, 32))
-                except Exception as error:
-                    failures.setdefault(_describe(error, module), []).append(target)
         except Exception as error:
-            failures.setdefault((f"{type(error).__name__}: {error}", None, None), []).extend(item["targets"])
-        for (message, function, line), targets in failures.items():
-            print(json.dumps({"puzzle": item["puzzle"], "targets": targets, "error": message, "function": function,
-                              "line": line}), flush=True)
-        if not failures:
-            print(json.dumps({"puzzle": item["puzzle"]}), flush=True)
+            failures.setdefault((f"{type(error).__name__}: {error}", None, None), []).append(target)
+            continue
+        source = ASTSource(fn=kernel, signature=item["signature"], constexprs=item["constexprs"])
+        try:
+            triton.compile(source, target=GPUTarget("cuda", target, 32))
+        except Exception as error:
+            failures.setdefault(_describe(error, module), []).append(target)
+    return failures
 
 
 def _describe(error, module):

@@ -13,6 +13,7 @@ import dataclasses
 import io
 import sys
 import traceback
+import warnings
 from contextlib import contextmanager
 
 import triton
@@ -64,7 +65,11 @@ def interpreting():
     interpreter.InterpretedFunction.__call__ = _call_helper
     builder.options = dataclasses.replace(saved_options, sanitize_overflow=False)
     try:
-        yield
+        with warnings.catch_warnings():
+            # Triton's own deprecation notices while interpreting are noise to a student (and cost a test cell
+            # its points under nbgrader).
+            warnings.simplefilter("ignore")
+            yield
     finally:
         builder.options = saved_options
         JITFunction.__call__, interpreter.InterpretedFunction.__call__ = saved_calls

@@ -66,8 +66,11 @@ class Region:
 
     def locate(self, addresses):
         """Parent positions of the addresses, and which of them are elements of the view."""
-        offsets = addresses.astype(np.int64) - self.storage_base
+        offsets = addresses.view(np.int64) - self.storage_base
         positions = offsets // self.itemsize
+        if self.allowed is None and offsets.min() >= self.lo * self.itemsize and \
+                offsets.max() < self.hi * self.itemsize and not (offsets % self.itemsize).any():
+            return positions, None  # the common case, all inside: no per-lane mask to build
         inside = (offsets % self.itemsize == 0) & (positions >= self.lo) & (positions < self.hi)
         if self.allowed is not None:
             found = np.searchsorted(self.allowed, positions).clip(max=len(self.allowed) - 1)
@@ -107,13 +110,14 @@ class MemoryChecker:
         region = getattr(pointers, TAG, None)
         if region is not None:
             positions, inside = region.locate(addresses)
-            if not inside.all():
+            if inside is not None and not inside.all():
                 raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size)
             self._record(access, region, positions)
             return
         inside = np.zeros(addresses.size, dtype=bool)
         for region in self.regions.values():
             positions, in_region = region.locate(addresses)
+            in_region = np.ones(addresses.size, dtype=bool) if in_region is None else in_region
             self._record(access, region, positions[in_region])
             inside |= in_region
         if not inside.all():
@@ -195,9 +199,14 @@ class MemoryChecker:
 def _propagating(method):
     def propagate(*args, **kwargs):
         result = method(*args, **kwargs)
-        tags = {id(t): t for t in (getattr(a, TAG, None) for a in args) if t is not None}
-        if len(tags) == 1:
-            tag = next(iter(tags.values()))
+        tag = None
+        for arg in args:
+            found = getattr(arg, TAG, None)
+            if found is not None:
+                if tag is not None and found is not tag:
+                    return result  # mixes two arguments' pointers: checked against all of them
+                tag = found
+        if tag is not None:
             for handle in result if isinstance(result, tuple) else (result,):
                 setattr(handle, TAG, tag)
         return result

@@ -1,0 +1,160 @@
+"""What checking costs: the grader's interpretation against Triton's stock interpreter, on the same cases.
+
+For every case of every puzzle, with the reference solutions, this times
+  stock     the kernel launched as students launch it, TRITON_INTERPRET=1, no checks (in a child process,
+            since the variable must be set before triton is imported);
+  grader    the grader's launcher with the memory checker (interpretation only);
+  no-check  the grader's launcher with the memory checker switched off, to isolate the checker's cost;
+  case      the grader's whole case: build the tensors and the reference, launch, compare;
+and the wall-clock time of `triton-course check solutions/` (start-up, all puzzles, the compile check).
+Each figure is the median of several runs. Results go to stdout and to bench/results/.
+"""
+import contextlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPEATS = 9
+
+
+def _median_time(fn, repeats=REPEATS):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _solutions(course):
+    from grader.load import load_file
+    return {p.id: load_file(p.solution).namespace[p.kernel] for p in course.puzzles}
+
+
+def stock_times():
+    """Run in a child with TRITON_INTERPRET=1: seconds per case with the stock interpreter."""
+    from grader.cases import make_case
+    from grader.course import load_course
+    course = load_course()
+    kernels = _solutions(course)
+    times = {}
+    for puzzle in course.puzzles:
+        for index, spec in enumerate(puzzle.cases):
+            def run():
+                case = make_case(puzzle, index)
+                start = time.perf_counter()
+                for launch in case.launches:
+                    kernels[puzzle.id][launch.grid](*launch.args)
+                return time.perf_counter() - start
+            times[f"{puzzle.id}/{spec.name}"] = statistics.median(run() for _ in range(REPEATS))
+    print(json.dumps(times))
+
+
+def grader_times():
+    from grader.cases import make_case
+    from grader.compare import compare
+    from grader.course import load_course
+    from grader.grade import run_case
+    from grader.interpret import interpreting, launch, python_function
+    from grader.memcheck import MemoryChecker, Region
+    from grader.settings import DEFAULT
+
+    class Unchecked(MemoryChecker):
+        def tag(self, param, handle):
+            return handle
+
+        def installed(self):
+            return contextlib.nullcontext(self)
+
+    course = load_course()
+    kernels = _solutions(course)
+    rows = {}
+    for puzzle in course.puzzles:
+        fn = python_function(kernels[puzzle.id])
+        for index, spec in enumerate(puzzle.cases):
+            def interpretation(checker_class):
+                case = make_case(puzzle, index)
+                start = time.perf_counter()
+                for launch_index, planned in enumerate(case.launches):
+                    regions = {}
+                    for param, value in zip(puzzle.params, planned.args):
+                        name = next((n for n, v in planned.views.items() if v is value), None)
+                        if name:
+                            buffer = case.buffers[name]
+                            regions[param] = Region(buffer, launch_index if len(buffer.views) > 1 else 0, param)
+                    launch(fn, planned.args, planned.grid, case.program_order(planned),
+                           checker_class(regions, launch_index, planned.grid, planned.dims))
+                elapsed = time.perf_counter() - start
+                assert checker_class is Unchecked or not compare(case), f"{puzzle.id}/{spec.name} failed"
+                return elapsed
+            with interpreting():
+                checked = statistics.median(interpretation(MemoryChecker) for _ in range(REPEATS))
+                unchecked = statistics.median(interpretation(Unchecked) for _ in range(REPEATS))
+                whole = _median_time(lambda: run_case(puzzle, index, fn, 0, DEFAULT, lambda f, l: ""))
+            rows[f"{puzzle.id}/{spec.name}"] = {"grader": checked, "no-check": unchecked, "case": whole}
+    return rows
+
+
+def check_wall_clock():
+    command = [str(Path(sys.executable).parent / "triton-course"), "check", "solutions/"]
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    if sys.argv[1:] == ["--stock"]:
+        return stock_times()
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    stock = json.loads(subprocess.run([sys.executable, __file__, "--stock"], env=env, capture_output=True,
+                                      text=True, check=True, cwd=ROOT).stdout)
+    rows = grader_times()
+    wall = check_wall_clock()
+    import numpy
+    import torch
+    import triton
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    lines = [
+        "# Interpreter overhead of the grader",
+        "",
+        f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
+        f"triton {triton.__version__}, numpy {numpy.__version__}.",
+        f"Median of {REPEATS} runs per case, in milliseconds. stock: TRITON_INTERPRET=1, no checks. grader: the "
+        "grader's launcher with the memory checker. no-check: the same without the checker. case: the whole case "
+        "(tensors, reference, launch, comparison).",
+        "",
+        "| case | stock | grader | no-check | checker overhead | grader vs stock | case |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = {"stock": 0.0, "grader": 0.0, "no-check": 0.0, "case": 0.0}
+    for name, row in rows.items():
+        totals["stock"] += stock[name]
+        for key in ("grader", "no-check", "case"):
+            totals[key] += row[key]
+        lines.append(f"| {name} | {1e3 * stock[name]:.1f} | {1e3 * row['grader']:.1f} | {1e3 * row['no-check']:.1f} "
+                     f"| {100 * (row['grader'] / row['no-check'] - 1):+.0f}% | "
+                     f"{100 * (row['grader'] / stock[name] - 1):+.0f}% | {1e3 * row['case']:.1f} |")
+    lines.append(f"| **all cases** | {1e3 * totals['stock']:.0f} | {1e3 * totals['grader']:.0f} | "
+                 f"{1e3 * totals['no-check']:.0f} | {100 * (totals['grader'] / totals['no-check'] - 1):+.0f}% | "
+                 f"{100 * (totals['grader'] / totals['stock'] - 1):+.0f}% | {1e3 * totals['case']:.0f} |")
+    lines += ["", f"`triton-course check solutions/` (all {len(rows)} cases of the three puzzles, start-up and the "
+                  f"compile check included), wall clock, median of 3: **{wall:.1f} s**."]
+    report = "\n".join(lines) + "\n"
+    print(report)
+    out = ROOT / "bench" / "results" / "interpreter_overhead.md"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(report)
+
+
+if __name__ == "__main__":
+    main()
