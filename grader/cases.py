@@ -35,6 +35,7 @@ class Buffer:
     positions: list  # per view: parent index of each element (int64, shaped like the view)
     original: torch.Tensor = None  # the parent before the kernel ran
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
+    race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
 
     @property
     def name(self):

@@ -29,6 +29,13 @@ def compare(case, settings=DEFAULT):
         if (changed & ~in_view).any():
             diagnostics.append(_modified(case, buffer, changed & ~in_view, "outside_write",
                                          "was changed outside the view the kernel was given"))
+        if buffer.race is not None:
+            position, first, second = buffer.race
+            diagnostics.append(Diagnostic("race", (
+                f"{buffer.name}: {_where(buffer, position)} was stored by {_program(case, first)} and again by "
+                f"{_program(case, second)}. Each element must be stored by exactly one program: on a GPU programs "
+                "run at the same time and the last store wins, and a program that does the whole job repeats "
+                "the work of every other program."), case.name))
         diagnostics += _check_written(case, buffer, settings)
     return diagnostics
 
@@ -101,8 +108,10 @@ def _where(buffer, position):
 
 def _writer(case, buffer, position):
     code = buffer.writers[int(position)]
-    if code < 0:
-        return "never stored"
+    return "never stored" if code < 0 else _program(case, code)
+
+
+def _program(case, code):
     launch_index, program = decode_program(code, case.launches)
     program = program_name(program, case.launches[launch_index].dims)
     piece = f" (launch {launch_index + 1})" if len(case.launches) > 1 else ""

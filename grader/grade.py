@@ -30,7 +30,12 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, co
             results.append(PuzzleResult(puzzle.id, puzzle.title, item.status, 0, puzzle.points, item.source,
                                         diagnostics=item.diagnostics))
             continue
-        result = grade_kernel(puzzle, item.kernel, seed, settings, item.source, item.describe_line)
+        try:
+            result = grade_kernel(puzzle, item.kernel, seed, settings, item.source, item.describe_line)
+        except Exception as error:  # one puzzle's surprise must not cost the others their grades
+            result = PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, item.source, diagnostics=[
+                Diagnostic("kernel_error", f"grading stopped on an unexpected error: {type(error).__name__}: "
+                                           f"{error}")])
         results.append(result)
     if compile_job:
         compiled = compile_job.results()

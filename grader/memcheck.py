@@ -125,9 +125,16 @@ class MemoryChecker:
                               int((~inside).sum()), addresses.size, "")
 
     def _record(self, access, region, positions):
-        if access != "load":
-            program = _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
-            region.buffer.writers[positions] = (self.launch_index << 32) | program
+        if access == "load":
+            return
+        code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
+        writers = region.buffer.writers
+        if access == "store" and region.buffer.race is None:
+            previous = writers[positions]
+            clash = (previous != -1) & (previous != code) & (previous >> 32 == self.launch_index)
+            if clash.any():  # atomics are meant to be shared; plain stores are not
+                region.buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
+        writers[positions] = code
 
     def _violation(self, access, region, addresses, positions, active):
         program = interpreter.interpreter_builder.grid_idx

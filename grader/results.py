@@ -10,6 +10,7 @@ KINDS = {
     "outside_write": "the kernel changed parent elements around a view",
     "kernel_error": "the kernel raised an error while interpreted",
     "order_dependent": "the result depends on the order the programs run in",
+    "race": "two programs stored the same element",
     "stride": "contiguous cases pass, non-contiguous ones fail",
     "compile": "the GPU compiler rejects the kernel",
     "load_error": "the submission or its kernel could not be loaded",

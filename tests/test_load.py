@@ -107,3 +107,19 @@ def test_an_empty_directory_is_unusable(tmp_path, grade):
 def test_an_unknown_puzzle_is_unusable(grade):
     with pytest.raises(SubmissionError, match="no puzzle 'nope'"):
         grade(ROOT / "solutions", puzzle="nope")
+
+
+def test_an_unexpected_error_in_one_puzzle_spares_the_others(monkeypatch, grade):
+    import grader.grade
+    real = grader.grade.grade_kernel
+
+    def flaky(puzzle, *args, **kwargs):
+        if puzzle.id == "outer_add":
+            raise RuntimeError("boom")
+        return real(puzzle, *args, **kwargs)
+
+    monkeypatch.setattr(grader.grade, "grade_kernel", flaky)
+    report = grade(ROOT / "solutions")
+    assert {p.id: p.status for p in report.puzzles} == {"vector_add": "pass", "outer_add": "error",
+                                                        "strided_views": "pass"}
+    assert "unexpected error: RuntimeError: boom" in report.puzzle("outer_add").diagnostics[0].message
