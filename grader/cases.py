@@ -36,6 +36,7 @@ class Buffer:
     original: torch.Tensor = None  # the parent before the kernel ran
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
+    loads: int = 0  # elements loaded through it, every lane counted
 
     @property
     def name(self):
@@ -115,6 +116,9 @@ def make_case(puzzle, index, seed=0):
     dtype = DTYPES[spec.dtype]
     for tensor in puzzle.tensors:
         case.buffers[tensor.name] = _make_buffer(tensor, spec, dtype, generator)
+    for tensor in puzzle.tensors:
+        if tensor.init is not None:
+            _derive(tensor, case.buffers, spec.symbols)
     for launch_index in range(len(next(iter(case.buffers.values())).views) if spec.layout == "split" else 1):
         case.launches.append(_make_launch(puzzle, spec, case.buffers, launch_index))
     case.expected = _expected(puzzle, case)
@@ -128,32 +132,52 @@ def _shape(tensor, symbols):
     return tuple(symbols[d] if isinstance(d, str) else d for d in tensor.shape)
 
 
+ROW_PADDING = 8  # extra elements at the end of each row in the `padded_rows` layout
+
+
 def _make_buffer(tensor, spec, dtype, generator):
     shape = _shape(tensor, spec.symbols)
+    dtype = DTYPES[tensor.dtype] if tensor.dtype else dtype
     numel = int(np.prod(shape))
     layout = spec.layout if tensor.strided else "contiguous"
+    *outer, rows, columns = (1,) + shape if len(shape) == 1 else shape
     if layout == "every_other_column":
-        parent = torch.empty(shape[0] * shape[1] * 2, dtype=dtype)
-        views = [parent.view(shape[0], shape[1] * 2)[:, ::2]]
+        parent = torch.empty(numel * 2, dtype=dtype)
+        views = [parent.view(*outer, rows, columns * 2)[..., ::2]]
+    elif layout == "padded_rows":
+        parent = torch.empty(numel // columns * (columns + ROW_PADDING), dtype=dtype)
+        views = [parent.view(*outer, rows, columns + ROW_PADDING)[..., :columns]]
     elif layout == "transposed":
         parent = torch.empty(numel, dtype=dtype)
-        views = [parent.view(shape[1], shape[0]).t()]
+        views = [parent.view(*outer, columns, rows).transpose(-1, -2)]
     elif layout == "offset":
         parent = torch.empty(STORAGE_OFFSET + numel, dtype=dtype)
         views = [parent[STORAGE_OFFSET:].view(shape)]
     elif layout == "split":
         parent = torch.empty(numel, dtype=dtype)
-        views = list(torch.split(parent.view(shape), list(spec.split), dim=1))
+        views = list(torch.split(parent.view(shape), list(spec.split), dim=-1))
     else:
         parent = torch.empty(numel, dtype=dtype)
         views = [parent.view(shape)]
-    parent.copy_(torch.randn(parent.numel(), generator=generator).to(dtype))
+    values = spec.inputs.get(tensor.name, {"scale": 1.0, "offset": 0.0})
+    random = torch.randn(parent.numel(), generator=generator, dtype=torch.float64)
+    parent.copy_((random * values["scale"] + values["offset"]).to(dtype))
     index = torch.arange(parent.numel())
     positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
     if tensor.role == "output":
         for view in views:
             view.copy_(unwritten_fill(view.shape, dtype))
     return Buffer(tensor, parent, views, positions)
+
+
+def _derive(tensor, buffers, symbols):
+    """Fill an input computed from the other inputs (in float64, then rounded to its dtype)."""
+    buffer = buffers[tensor.name]
+    namespace = dict(symbols)
+    namespace.update({name: b.views[0].double() for name, b in buffers.items() if b.spec.init is None})
+    value = tensor.init(namespace)
+    for view in buffer.views:
+        view.copy_(value.to(view.dtype))
 
 
 def _make_launch(puzzle, spec, buffers, launch_index):
@@ -177,7 +201,7 @@ def _expected(puzzle, case):
     for launch_index in range(len(case.launches)):
         inputs = {}
         for tensor in puzzle.tensors:
-            if tensor.role in ("input", "inout"):
+            if tensor.role in ("input", "inout") and tensor.init is None:
                 buffer = case.buffers[tensor.name]
                 view = buffer.views[launch_index if len(buffer.views) > 1 else 0]
                 inputs[tensor.name] = state[tensor.name].as_strided(

@@ -37,6 +37,13 @@ def compare(case, settings=DEFAULT):
                 "run at the same time and the last store wins, and a program that does the whole job repeats "
                 "the work of every other program."), case.name))
         diagnostics += _check_written(case, buffer, settings)
+    for name, expression in case.puzzle.load_budget.items():
+        budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads
+        if loads > budget:
+            diagnostics.append(Diagnostic("excess_loads", (
+                f"{name}: the kernel loaded {loads} elements of it, but a kernel that skips what it does not need "
+                f"loads at most {budget:.0f} here ({case.puzzle.load_budget[name].source}). Right values are not "
+                "enough: do not load blocks whose every lane is masked out."), case.name))
     return diagnostics
 
 
@@ -63,8 +70,17 @@ def _check_written(case, buffer, settings):
             f"element, and the store mask must only exclude lanes past the end."), case.name))
     wrong = ~close & ~never_stored
     if wrong.any():
-        diagnostics.append(Diagnostic("mismatch", _mismatch_report(case, buffer, positions, got, expected, wrong,
-                                                                   tolerance, settings), case.name))
+        report = _mismatch_report(case, buffer, positions, got, expected, wrong, tolerance, settings)
+        nonfinite = wrong & ~torch.isfinite(got.double()).numpy() & torch.isfinite(expected.double()).numpy()
+        if nonfinite.any():
+            diagnostics.append(Diagnostic("nonfinite", (
+                f"{buffer.name}: {int(nonfinite.sum())} elements are inf or NaN where the reference is finite, the "
+                f"first at {_where(buffer, positions[nonfinite][0])}. Look for an overflow (exp overflows above "
+                "88 in float32: subtract the maximum first), a division by zero, an inf - inf, or masked lanes "
+                "loaded without other= taking part in the arithmetic (they are undefined on a GPU; the grader "
+                "makes them NaN).\n" + report), case.name))
+        else:
+            diagnostics.append(Diagnostic("mismatch", report, case.name))
     return diagnostics
 
 

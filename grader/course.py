@@ -17,6 +17,7 @@ LAYOUTS = {  # how a case lays out the tensors marked strided, and how reports n
     "every_other_column": "strided slice parent[:, ::2]",
     "transposed": "transposed view",
     "offset": "view at a nonzero storage offset",
+    "padded_rows": "rows of a wider parent, parent[..., :N]",
 }
 ORDERS = ("sequential", "shuffled")
 EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
@@ -37,6 +38,8 @@ class TensorSpec:
     shape: tuple  # symbols (str) or fixed sizes (int)
     role: str
     strided: bool
+    dtype: str = None  # a fixed dtype; None: the case's dtype
+    init: object = None  # Expression computing an input from the other inputs, instead of random values
 
     @property
     def written(self):
@@ -51,12 +54,15 @@ class CaseSpec:
     layout: str
     order: str
     split: tuple
+    inputs: dict  # tensor name -> {"scale": s, "offset": o}: values are randn * scale + offset
 
     def describe(self):
         sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
         extras = [self.dtype] + ([LAYOUTS[self.layout]] if self.layout != "contiguous" else [])
         if self.order == "shuffled":
             extras.append("shuffled program order")
+        for name, values in self.inputs.items():
+            extras.append(f"{name} = randn * {values['scale']:g} + {values['offset']:g}")
         return f"{sizes} ({', '.join(extras)})"
 
 
@@ -66,7 +72,12 @@ class Expression:
     code: object
 
     def __call__(self, namespace):
-        return eval(self.code, {"__builtins__": {}, **EXPRESSION_BUILTINS}, namespace)
+        return eval(self.code, {"__builtins__": {}, **EXPRESSION_BUILTINS, "torch": _torch()}, namespace)
+
+
+def _torch():
+    import torch  # imported late: reading and listing a course does not need it
+    return torch
 
 
 @dataclass(frozen=True)
@@ -81,10 +92,12 @@ class Puzzle:
     reference_source: str
     reference: object  # the callable defined by reference_source
     args: dict  # kernel parameter -> Expression, in the kernel's parameter order
-    blocks: tuple
+    blocks: tuple  # block sizes each case chooses (powers of 2)
+    constexprs: tuple  # the parameters passed as compile-time constants (the blocks and any others)
     grid: tuple  # Expression per grid dimension
     cases: tuple  # CaseSpec
     tolerances: dict  # dtype -> Tolerance
+    load_budget: dict  # tensor name -> Expression: the most elements a correct kernel loads from it
 
     @property
     def params(self):
@@ -95,7 +108,7 @@ class Puzzle:
         return tuple(dict.fromkeys(s for t in self.tensors for s in t.shape if isinstance(s, str)))
 
     def signature(self):
-        params = ", ".join(f"{p}: tl.constexpr" if p in self.blocks else p for p in self.params)
+        params = ", ".join(f"{p}: tl.constexpr" if p in self.constexprs else p for p in self.params)
         return f"{self.kernel}({params})"
 
     def __repr__(self):
@@ -194,7 +207,7 @@ class _Reader:
         entry = self.mapping(entry, key_path,
                              required=("id", "title", "notebook", "solution", "points", "kernel", "tensors",
                                        "reference", "launch", "cases"),
-                             optional=("tolerance",))
+                             optional=("tolerance", "load_budget"))
         puzzle_id = entry["id"]
         if not isinstance(puzzle_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", puzzle_id):
             self.fail(f"{key_path}.id", f"expected lowercase letters, digits and '_', got {puzzle_id!r}")
@@ -203,7 +216,8 @@ class _Reader:
             self.fail(f"{key_path}.points", f"expected a positive number, got {points!r}")
         tensors = self.tensors(entry["tensors"], f"{key_path}.tensors")
         sizes = tuple(dict.fromkeys(s for t in tensors for s in t.shape if isinstance(s, str)))
-        launch = self.mapping(entry["launch"], f"{key_path}.launch", required=("args", "blocks", "grid"))
+        launch = self.mapping(entry["launch"], f"{key_path}.launch", required=("args", "blocks", "grid"),
+                              optional=("constexprs",))
         blocks = tuple(self.identifier(b, f"{key_path}.launch.blocks[{i}]")
                        for i, b in enumerate(self.typed(launch["blocks"], list, f"{key_path}.launch.blocks",
                                                         "a list of block-size names")))
@@ -216,6 +230,12 @@ class _Reader:
         for block in blocks:
             if block not in args:
                 self.fail(f"{key_path}.launch.blocks", f"block '{block}' is not a kernel parameter in launch.args")
+        extra = self.typed(launch.get("constexprs", []), list, f"{key_path}.launch.constexprs",
+                           "a list of kernel parameters")
+        for param in extra:
+            if param not in args:
+                self.fail(f"{key_path}.launch.constexprs", f"'{param}' is not a kernel parameter in launch.args")
+        constexprs = tuple(p for p in args if p in blocks or p in extra)
         grid = self.typed(launch["grid"], list, f"{key_path}.launch.grid", "a list of 1 to 3 expressions")
         if not 1 <= len(grid) <= 3:
             self.fail(f"{key_path}.launch.grid", f"a grid has 1 to 3 dimensions, got {len(grid)}")
@@ -236,9 +256,18 @@ class _Reader:
             tensors=tensors,
             reference_source=entry["reference"],
             reference=self.reference(entry["reference"], f"{key_path}.reference", tensors),
-            args=args, blocks=blocks, grid=grid, cases=cases,
+            args=args, blocks=blocks, constexprs=constexprs, grid=grid, cases=cases,
             tolerances=self.tolerances(entry.get("tolerance", {}), f"{key_path}.tolerance"),
+            load_budget=self.load_budget(entry.get("load_budget", {}), f"{key_path}.load_budget", names, tensors),
         )
+
+    def load_budget(self, value, key_path, names, tensors):
+        value = self.typed(value, dict, key_path, "a mapping of tensor names to expressions")
+        inputs = {t.name for t in tensors if t.role in ("input", "inout")}
+        for name in value:
+            if name not in inputs:
+                self.fail(key_path, f"{name!r} is not an input of this puzzle")
+        return {name: self.expression(expr, names, f"{key_path}.{name}") for name, expr in value.items()}
 
     def course_file(self, value, key_path):
         self.typed(value, str, key_path, "a path relative to the course root")
@@ -255,7 +284,7 @@ class _Reader:
         for name, spec in value.items():
             where = f"{key_path}.{name}"
             self.identifier(name, key_path)
-            spec = self.mapping(spec, where, required=("shape", "role"), optional=("strided",))
+            spec = self.mapping(spec, where, required=("shape", "role"), optional=("strided", "dtype", "init"))
             shape = self.typed(spec["shape"], list, f"{where}.shape", "a list of size symbols or integers")
             if not shape:
                 self.fail(f"{where}.shape", "a tensor needs at least one dimension")
@@ -266,13 +295,26 @@ class _Reader:
             if spec["role"] not in ROLES:
                 self.fail(f"{where}.role", f"expected one of {', '.join(ROLES)}, got {spec['role']!r}")
             strided = self.typed(spec.get("strided", False), bool, f"{where}.strided", "true or false")
-            tensors.append(TensorSpec(name, tuple(shape), spec["role"], strided))
+            dtype = spec.get("dtype")
+            if dtype is not None and dtype not in DTYPES:
+                self.fail(f"{where}.dtype", f"expected one of {', '.join(DTYPES)}, got {dtype!r}")
+            tensors.append(TensorSpec(name, tuple(shape), spec["role"], strided, dtype, spec.get("init")))
         if not any(t.written for t in tensors):
             self.fail(key_path, "no tensor has role output or inout: there is nothing to check")
-        return tuple(tensors)
+        inputs = {t.name for t in tensors if t.role == "input" and t.init is None}
+        sizes = {s for t in tensors for s in t.shape if isinstance(s, str)}
+        checked = []
+        for tensor in tensors:
+            if tensor.init is not None:
+                if tensor.role != "input":
+                    self.fail(f"{key_path}.{tensor.name}.init", "only an input can be computed from other inputs")
+                init = self.expression(tensor.init, inputs | sizes | {"torch"}, f"{key_path}.{tensor.name}.init")
+                tensor = TensorSpec(tensor.name, tensor.shape, tensor.role, tensor.strided, tensor.dtype, init)
+            checked.append(tensor)
+        return tuple(checked)
 
     def expression(self, source, names, key_path):
-        if isinstance(source, bool) or not isinstance(source, (str, int)):
+        if isinstance(source, bool) or not isinstance(source, (str, int, float)):
             self.fail(key_path, f"expected an expression, got {source!r}")
         source = str(source)
         try:
@@ -295,11 +337,11 @@ class _Reader:
         functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
         if len(functions) != 1:
             self.fail(key_path, f"expected exactly one function definition, found {len(functions)}")
-        expected = [t.name for t in tensors if t.role in ("input", "inout")]
+        expected = [t.name for t in tensors if t.role in ("input", "inout") and t.init is None]
         params = [a.arg for a in functions[0].args.args]
         if sorted(params) != sorted(expected):
             self.fail(key_path, f"the reference takes ({', '.join(params)}) but the puzzle's input and inout "
-                                f"tensors are ({', '.join(expected)})")
+                                f"tensors (without those computed by init) are ({', '.join(expected)})")
         namespace = {"__builtins__": __builtins__, "math": math}
         import torch  # the reference is PyTorch code; imported here so that reading a course stays light
         namespace["torch"] = torch
@@ -309,7 +351,7 @@ class _Reader:
     def case(self, entry, key_path, sizes, blocks, tensors, has_strided):
         symbols = list(sizes) + list(blocks)
         entry = self.mapping(entry, key_path, required=["name"] + symbols,
-                             optional=("dtype", "layout", "order", "split"))
+                             optional=("dtype", "layout", "order", "split", "inputs"))
         name = self.typed(entry["name"], str, f"{key_path}.name", "a string")
         key_path = f"{key_path} ({name})"
         values = {}
@@ -329,14 +371,14 @@ class _Reader:
             self.fail(f"{key_path}.layout", f"expected one of {', '.join(LAYOUTS)}, got {layout!r}")
         if layout != "contiguous" and not has_strided:
             self.fail(f"{key_path}.layout", "a non-contiguous layout needs a tensor marked strided: true")
-        if layout in ("split", "every_other_column", "transposed"):
+        if layout in ("split", "every_other_column", "transposed", "padded_rows"):
             for t in tensors:
-                if t.strided and len(t.shape) != 2:
-                    self.fail(f"{key_path}.layout", f"layout {layout} needs 2-D strided tensors; {t.name} "
-                                                    f"has {len(t.shape)} dimensions")
+                if t.strided and len(t.shape) < 2:
+                    self.fail(f"{key_path}.layout", f"layout {layout} needs strided tensors of 2 or more "
+                                                    f"dimensions; {t.name} has {len(t.shape)}")
         split = entry.get("split")
         if layout == "split":
-            columns = {values.get(t.shape[1], t.shape[1]) for t in tensors if t.strided}
+            columns = {values.get(t.shape[-1], t.shape[-1]) for t in tensors if t.strided}
             if (not isinstance(split, list) or len(split) < 2
                     or not all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in split)):
                 self.fail(f"{key_path}.split", f"layout split needs split: a list of at least two column widths, "
@@ -349,7 +391,19 @@ class _Reader:
         order = entry.get("order", "sequential")
         if order not in ORDERS:
             self.fail(f"{key_path}.order", f"expected one of {', '.join(ORDERS)}, got {order!r}")
-        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()))
+        inputs = {}
+        random_inputs = {t.name for t in tensors if t.role in ("input", "inout") and t.init is None}
+        for tensor_name, spec in self.typed(entry.get("inputs", {}), dict, f"{key_path}.inputs",
+                                            "a mapping of input names to {scale, offset}").items():
+            if tensor_name not in random_inputs:
+                self.fail(f"{key_path}.inputs", f"{tensor_name!r} is not a random input of this puzzle "
+                                                f"({', '.join(sorted(random_inputs))})")
+            spec = self.mapping(spec, f"{key_path}.inputs.{tensor_name}", optional=("scale", "offset"))
+            for key in spec:
+                if isinstance(spec[key], bool) or not isinstance(spec[key], (int, float)):
+                    self.fail(f"{key_path}.inputs.{tensor_name}.{key}", f"expected a number, got {spec[key]!r}")
+            inputs[tensor_name] = {"scale": float(spec.get("scale", 1)), "offset": float(spec.get("offset", 0))}
+        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()), inputs)
 
     def tolerances(self, value, key_path):
         value = self.typed(value, dict, key_path, "a mapping of dtype to {atol, rtol}")

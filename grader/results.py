@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass, field
 STATUSES = ("pass", "fail", "error", "missing")
 KINDS = {
     "mismatch": "the kernel wrote wrong values",
+    "nonfinite": "the kernel wrote inf or NaN where the reference is finite",
     "unwritten_output": "output elements were never written",
     "out_of_bounds": "a load, store or atomic outside the tensor arguments (it was blocked)",
     "input_modified": "the kernel changed an input",
@@ -11,6 +12,7 @@ KINDS = {
     "kernel_error": "the kernel raised an error while interpreted",
     "order_dependent": "the result depends on the order the programs run in",
     "race": "two programs stored the same element",
+    "excess_loads": "the kernel loads far more than it needs (e.g. tiles that are entirely masked)",
     "stride": "contiguous cases pass, non-contiguous ones fail",
     "compile": "the GPU compiler rejects the kernel",
     "load_error": "the submission or its kernel could not be loaded",

@@ -59,7 +59,7 @@ MALFORMED = [
     ("split widths that do not add up", lambda d: d["puzzles"][2]["cases"][1].update(split=[2, 3]),
      "puzzles[2] (strided_views).cases[1] (split columns).split", "add up to 5"),
     ("reference with the wrong parameters", lambda d: d["puzzles"][0].update(reference="def f(a, b):\n    return a\n"),
-     "puzzles[0] (vector_add).reference", "the puzzle's input and inout tensors are (x, y)"),
+     "puzzles[0] (vector_add).reference", "tensors (without those computed by init) are (x, y)"),
     ("reference that does not parse", lambda d: d["puzzles"][0].update(reference="def f(x, y:\n"),
      "puzzles[0] (vector_add).reference", "line 1"),
     ("no output tensor", lambda d: d["puzzles"][0]["tensors"]["out"].update(role="input"),
