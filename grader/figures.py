@@ -1,4 +1,6 @@
 """Small matplotlib pictures for the notebooks: which elements each program touches, and memory layouts."""
+import textwrap
+
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
@@ -17,7 +19,7 @@ def _finish(ax, title, width, height):
     ax.set_ylim(height + 0.2, -0.2)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(title, fontsize=10)
+    ax.set_title("\n".join(textwrap.wrap(title, 70)), fontsize=9)
 
 
 def show_blocks(n_elements=10, block_size=4):
@@ -68,4 +70,69 @@ def show_split_views(rows=4, widths=(2, 4)):
     _finish(bottom, "the parent's memory, in address order: a view's rows are "
                     f"{width} elements apart, not {widths[0]}", rows * width, 1.6)
     fig.tight_layout()
+    return fig
+
+
+def show_row_blocks(n=10, block=4, rows=3, padding="-inf"):
+    """One program per row, walking its row block by block; lanes past the end are padding."""
+    blocks = -(-n // block)
+    fig, ax = plt.subplots(figsize=(max(4, 0.5 * blocks * block), 0.7 * rows + 1.2))
+    for row in range(rows):
+        for i in range(blocks * block):
+            _cell(ax, i, row, PALETTE[i // block % len(PALETTE)], masked=i >= n)
+        ax.text(-0.3, row + 0.5, f"program {row}", ha="right", va="center", fontsize=8)
+    for b in range(blocks):
+        ax.text(b * block + block / 2, rows + 0.45, f"step {b}", ha="center", va="center", fontsize=8)
+    _finish(ax, f"N={n}, BLOCK_N={block}: each program loops over its row in {blocks} steps; the hatched "
+                f"lanes are past the end (masked, loaded as {padding})", blocks * block, rows + 1)
+    ax.set_xlim(-3, blocks * block + 0.2)
+    return fig
+
+
+def show_matmul_tiles(m=6, n=7, k=9, block_m=2, block_n=4, block_k=4, program=(1, 1)):
+    """The tile of C one program computes, and the panels of A and B it walks along K."""
+    pm, pn = program
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), gridspec_kw={"width_ratios": [k + 1, n + 1, n + 1]})
+    steps = -(-k // block_k)
+    for i in range(-(-m // block_m) * block_m):
+        for j in range(steps * block_k):
+            mine = i // block_m == pm
+            _cell(axes[0], j, i, PALETTE[j // block_k] if mine else "0.9", masked=i >= m or j >= k)
+    for i in range(steps * block_k):
+        for j in range(-(-n // block_n) * block_n):
+            mine = j // block_n == pn
+            _cell(axes[1], j, i, PALETTE[i // block_k] if mine else "0.9", masked=i >= k or j >= n)
+    for i in range(-(-m // block_m) * block_m):
+        for j in range(-(-n // block_n) * block_n):
+            mine = i // block_m == pm and j // block_n == pn
+            _cell(axes[2], j, i, PALETTE[3] if mine else "0.9", masked=i >= m or j >= n)
+    _finish(axes[0], f"A ({m} x {k}): the rows of tile {pm}, K step by step", steps * block_k,
+            -(-m // block_m) * block_m)
+    _finish(axes[1], f"B ({k} x {n}): the columns of tile {pn}", -(-n // block_n) * block_n, steps * block_k)
+    _finish(axes[2], f"C ({m} x {n}): program {program} writes one tile", -(-n // block_n) * block_n,
+            -(-m // block_m) * block_m)
+    fig.suptitle(f"BLOCK_M={block_m}, BLOCK_N={block_n}, BLOCK_K={block_k}: one colour per step of the K loop; "
+                 "hatched lanes are masked (loaded as 0)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def show_attention_tiles(n=10, block_m=4, block_n=4, causal=False):
+    """The N x N score matrix in tiles: which key tiles each query block visits, and what is masked."""
+    tiles_m, tiles_n = -(-n // block_m), -(-n // block_n)
+    fig, ax = plt.subplots(figsize=(max(4, 0.45 * tiles_n * block_n), max(3, 0.45 * tiles_m * block_m)))
+    for i in range(tiles_m * block_m):
+        for j in range(tiles_n * block_n):
+            qb, kb = i // block_m, j // block_n
+            skipped = causal and kb * block_n > (qb + 1) * block_m - 1
+            masked = i >= n or j >= n or (causal and j > i)
+            color = "white" if skipped else PALETTE[qb % len(PALETTE)]
+            _cell(ax, j, i, color, masked=masked and not skipped)
+    for qb in range(tiles_m):
+        ax.text(-0.3, qb * block_m + block_m / 2, f"program {qb}", ha="right", va="center", fontsize=8)
+    what = ("query i sees keys j <= i: hatched scores are -inf, white tiles are never loaded" if causal
+            else "hatched scores are keys or queries past the end: -inf (keys) or not stored (queries)")
+    _finish(ax, f"scores, N={n}, BLOCK_M={block_m}, BLOCK_N={block_n}: each program walks its row of tiles; "
+                f"{what}", tiles_n * block_n, tiles_m * block_m)
+    ax.set_xlim(-3, tiles_n * block_n + 0.2)
     return fig

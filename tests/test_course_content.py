@@ -1,4 +1,5 @@
 """The course itself: every solution passes, every skeleton fails, every catalogued bug is caught as expected."""
+import ast
 import json
 
 import pytest
@@ -59,7 +60,11 @@ def test_the_notebook_is_in_sync_with_the_course(course, puzzle_id):
     [reference] = _cells(puzzle.notebook, "reference")
     assert reference.strip() == puzzle.reference_source.strip(), "the reference cell must be course.yml's reference"
     [skeleton] = _cells(puzzle.notebook, "skeleton")
-    assert f"def {puzzle.signature()}:" in skeleton
+    [kernel] = [node for node in ast.parse(skeleton).body if isinstance(node, ast.FunctionDef)]
+    assert kernel.name == puzzle.kernel
+    assert [a.arg for a in kernel.args.args] == list(puzzle.params)
+    assert [a.arg for a in kernel.args.args if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)] \
+        == list(puzzle.constexprs)
     [check] = _cells(puzzle.notebook, "check")
     assert f'check("{puzzle.id}", {puzzle.kernel})' in check
     [setup] = _cells(puzzle.notebook, "setup")

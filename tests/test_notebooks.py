@@ -11,11 +11,14 @@ PUZZLES = yaml.safe_load((ROOT / "course.yml").read_text())["puzzles"]
 pytestmark = pytest.mark.slow
 
 
-def _execute(puzzle, solution=None):
+def _execute(puzzle, solution=None, forward=None):
     notebook = nbformat.read(ROOT / puzzle["notebook"], as_version=4)
     for cell in notebook.cells:
-        if solution and "skeleton" in cell.metadata.get("tags", []):
+        tags = cell.metadata.get("tags", [])
+        if solution and "skeleton" in tags:
             cell.source = solution
+        if forward and "forward" in tags:
+            cell.source = forward
     NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     return notebook
 
@@ -42,3 +45,12 @@ def test_the_solution_passes_in_the_notebook(puzzle):
     assert [o.output_type for o in outputs] == ["stream"] and outputs[0].name == "stdout", outputs
     assert f"{puzzle['id']}: {puzzle['title']} - PASS, {puzzle['points']}/{puzzle['points']} points" in \
         outputs[0].text
+
+
+def test_the_backward_kernels_plug_into_autograd():
+    [puzzle] = [p for p in PUZZLES if p["id"] == "softmax_backward"]
+    notebook = _execute(puzzle, (ROOT / puzzle["solution"]).read_text(),
+                        forward=(ROOT / "solutions" / "softmax.py").read_text())
+    [output] = _outputs(notebook, "autograd")
+    difference = float(output.text.split(":")[-1])
+    assert difference < 1e-6, output.text

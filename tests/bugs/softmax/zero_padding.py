@@ -1,0 +1,19 @@
+"""The tail is padded with 0 instead of -inf: on an all-negative row the padding wins the max and adds to the sum.
+
+expect: mismatch
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, N, stride_xm, stride_om, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    # -inf padding: exp(-inf) = 0 adds nothing to the sum, and -inf never wins the max.
+    x = tl.load(x_ptr + row * stride_xm + cols, mask=mask, other=0.0).to(tl.float32)
+    # Subtracting the row max keeps exp() <= 1: exp(89) already overflows float32.
+    numerator = tl.exp(x - tl.max(x, axis=0))
+    softmax = numerator / tl.sum(numerator, axis=0)
+    tl.store(out_ptr + row * stride_om + cols, softmax.to(out_ptr.dtype.element_ty), mask=mask)
