@@ -111,6 +111,12 @@ def check_wall_clock():
     return statistics.median(times)
 
 
+def _row(name, row):
+    return (f"| {name} | {1e3 * row['stock']:.1f} | {1e3 * row['grader']:.1f} | {1e3 * row['no-check']:.1f} | "
+            f"{100 * (row['grader'] / row['no-check'] - 1):+.0f}% | {row['stock'] / row['grader']:.2f}x | "
+            f"{1e3 * row['case']:.1f} |")
+
+
 def main():
     if sys.argv[1:] == ["--stock"]:
         return stock_times()
@@ -130,25 +136,26 @@ def main():
         f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
         f"triton {triton.__version__}, numpy {numpy.__version__}.",
         f"Median of {REPEATS} runs per case, in milliseconds. stock: TRITON_INTERPRET=1, no checks. grader: the "
-        "grader's launcher with the memory checker. no-check: the same without the checker. case: the whole case "
-        "(tensors, reference, launch, comparison).",
+        "grader's launcher with the memory checker. no-check: the same without the checker. whole case: tensors, "
+        "reference, launch and comparison.",
         "",
-        "| case | stock | grader | no-check | checker overhead | grader vs stock | case |",
-        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    totals = {"stock": 0.0, "grader": 0.0, "no-check": 0.0, "case": 0.0}
+    for name in rows:
+        rows[name]["stock"] = stock[name]
+    by_puzzle = {}
     for name, row in rows.items():
-        totals["stock"] += stock[name]
-        for key in ("grader", "no-check", "case"):
-            totals[key] += row[key]
-        lines.append(f"| {name} | {1e3 * stock[name]:.1f} | {1e3 * row['grader']:.1f} | {1e3 * row['no-check']:.1f} "
-                     f"| {100 * (row['grader'] / row['no-check'] - 1):+.0f}% | "
-                     f"{100 * (row['grader'] / stock[name] - 1):+.0f}% | {1e3 * row['case']:.1f} |")
-    lines.append(f"| **all cases** | {1e3 * totals['stock']:.0f} | {1e3 * totals['grader']:.0f} | "
-                 f"{1e3 * totals['no-check']:.0f} | {100 * (totals['grader'] / totals['no-check'] - 1):+.0f}% | "
-                 f"{100 * (totals['grader'] / totals['stock'] - 1):+.0f}% | {1e3 * totals['case']:.0f} |")
-    lines += ["", f"`triton-course check solutions/` (all {len(rows)} cases of the three puzzles, start-up and the "
-                  f"compile check included), wall clock, median of 3: **{wall:.1f} s**."]
+        total = by_puzzle.setdefault(name.split("/")[0], dict.fromkeys(row, 0.0))
+        for key, value in row.items():
+            total[key] += value
+    by_puzzle["**all cases**"] = {key: sum(t[key] for t in by_puzzle.values()) for key in rows[name]}
+    header = ["", "| {} | stock | grader | no-check | checker overhead | speed-up over stock | whole case |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["## Per puzzle (sum of its cases)"] + [header[0], header[1].format("puzzle"), header[2]]
+    lines += [_row(name, row) for name, row in by_puzzle.items()]
+    lines += ["", f"`triton-course check solutions/` ({len(rows)} cases of {len(by_puzzle) - 1} puzzles, start-up "
+                  f"and the compile check included), wall clock, median of 3: **{wall:.1f} s**.", "",
+              "## Per case"] + [header[0], header[1].format("case"), header[2]]
+    lines += [_row(name, row) for name, row in rows.items()]
     report = "\n".join(lines) + "\n"
     print(report)
     out = ROOT / "bench" / "results" / "interpreter_overhead.md"

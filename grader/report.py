@@ -19,8 +19,12 @@ def to_text(report, title=""):
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     for puzzle in report.puzzles:
-        if puzzle.status != "pass":
+        if puzzle.status not in ("pass", "missing"):
             lines += [""] + _puzzle_details(puzzle)
+    missing = [p for p in report.puzzles if p.status == "missing"]
+    if missing:
+        lines += ["", f"No kernel found for: {', '.join(p.id for p in missing)} (kernels are looked up by name; "
+                      "`triton-course list` gives each puzzle's kernel)."]
     lines += ["", f"Total: {_points(report.points)}/{_points(report.max_points)} points"]
     return "\n".join(lines)
 

@@ -25,15 +25,17 @@ def test_list_in_course_order(capsys):
 def test_list_json(capsys):
     assert cli.main(["list", "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
-    assert [p["id"] for p in listing["puzzles"]] == ["vector_add", "outer_add", "strided_views"]
+    assert [p["id"] for p in listing["puzzles"]][:3] == ["vector_add", "outer_add", "strided_views"]
+    assert len(listing["puzzles"]) == 12
     assert listing["puzzles"][0] == {"id": "vector_add", "title": "Vector add", "points": 10, "kernel": "add_kernel",
                                      "notebook": "puzzles/01_vector_add.ipynb", "solution": "solutions/vector_add.py"}
 
 
-def test_check_solutions_passes_with_exit_code_0():
+def test_check_solutions_passes_with_exit_code_0(course):
     code, out, _ = run("check", "solutions/")
     assert code == 0, out
-    assert "Total: 35/35 points" in out
+    total = sum(p.points for p in course.puzzles)
+    assert f"Total: {total:g}/{total:g} points" in out
 
 
 def test_check_json_shape_and_exit_code_1_on_failure():
@@ -57,7 +59,7 @@ def test_check_selected_puzzles_only(capsys):
 
 @pytest.mark.parametrize("args,message", [
     (["check", "no/such/path"], "no such file or directory"),
-    (["check", "solutions", "--puzzle", "softmax"], "no puzzle 'softmax'"),
+    (["check", "solutions", "--puzzle", "sotfmax"], "no puzzle 'sotfmax'"),
     (["--course", "no.yml", "list"], "cannot read the course file"),
 ])
 def test_bad_usage_exits_2_with_a_message(capsys, args, message):

@@ -10,7 +10,9 @@ from conftest import ROOT
 
 
 def test_the_course_loads_in_order(course):
-    assert [p.id for p in course.puzzles] == ["vector_add", "outer_add", "strided_views"]
+    assert [p.id for p in course.puzzles] == [
+        "vector_add", "outer_add", "strided_views", "row_sum", "softmax", "online_softmax", "layer_norm", "matmul",
+        "matmul_epilogue", "softmax_backward", "attention", "causal_attention"]
     vector_add = course.puzzle("vector_add")
     assert vector_add.kernel == "add_kernel"
     assert vector_add.params == ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE")
@@ -21,8 +23,8 @@ def test_the_course_loads_in_order(course):
 
 
 def test_unknown_puzzle_lists_the_known_ones(course):
-    with pytest.raises(KeyError, match="vector_add, outer_add, strided_views"):
-        course.puzzle("softmax")
+    with pytest.raises(KeyError, match="vector_add, outer_add, strided_views, row_sum"):
+        course.puzzle("sotfmax")
 
 
 def _course_with(tmp_path, edit):

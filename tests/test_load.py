@@ -72,14 +72,17 @@ def test_a_directory_grades_every_puzzle_and_survives_a_corrupt_notebook(tmp_pat
     (tmp_path / "03_strided_views.ipynb").write_text("")
     report = grade(tmp_path)
     statuses = {p.id: p.status for p in report.puzzles}
-    assert statuses == {"vector_add": "pass", "outer_add": "error", "strided_views": "error"}
+    assert statuses.pop("vector_add") == "pass"
+    assert statuses.pop("outer_add") == statuses.pop("strided_views") == "error"
+    assert set(statuses.values()) == {"missing"}
     assert "02_outer_add.ipynb is not a readable notebook" in report.puzzle("outer_add").diagnostics[0].message
 
 
 def test_kernels_are_found_by_name_in_any_file_of_a_directory(tmp_path, grade):
     (tmp_path / "everything.py").write_text(SOLUTION + (ROOT / "solutions" / "outer_add.py").read_text())
     statuses = {p.id: p.status for p in grade(tmp_path).puzzles}
-    assert statuses == {"vector_add": "pass", "outer_add": "pass", "strided_views": "missing"}
+    assert statuses.pop("vector_add") == statuses.pop("outer_add") == "pass"
+    assert set(statuses.values()) == {"missing"}
 
 
 def test_a_single_file_grades_the_puzzles_it_defines(grade):
@@ -120,6 +123,7 @@ def test_an_unexpected_error_in_one_puzzle_spares_the_others(monkeypatch, grade)
 
     monkeypatch.setattr(grader.grade, "grade_kernel", flaky)
     report = grade(ROOT / "solutions")
-    assert {p.id: p.status for p in report.puzzles} == {"vector_add": "pass", "outer_add": "error",
-                                                        "strided_views": "pass"}
+    statuses = {p.id: p.status for p in report.puzzles}
+    assert statuses.pop("outer_add") == "error"
+    assert set(statuses.values()) == {"pass"}
     assert "unexpected error: RuntimeError: boom" in report.puzzle("outer_add").diagnostics[0].message
