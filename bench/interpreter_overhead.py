@@ -5,8 +5,8 @@ For every case of every puzzle, with the reference solutions, this times
             since the variable must be set before triton is imported);
   grader    the grader's launcher with the memory checker (interpretation only);
   no-check  the grader's launcher with the memory checker switched off, to isolate the checker's cost;
-  case      the grader's whole case: build the tensors and the reference, launch, compare;
-and the wall-clock time of `triton-course check solutions/` (start-up, all puzzles, the compile check).
+and the wall-clock time of `triton-course check solutions/` (start-up, the sandboxed worker, the compile
+check, all puzzles).
 Each figure is the median of several runs. Results go to stdout and to bench/results/.
 """
 import contextlib
@@ -16,6 +16,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,18 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 REPEATS = 9
 
 
-def _median_time(fn, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def _solutions(course):
-    from grader.load import load_file
-    return {p.id: load_file(p.solution).namespace[p.kernel] for p in course.puzzles}
+def _solutions(course, directory):
+    """The reference kernels, imported as the worker imports them."""
+    from grader.load import load_submission
+    from grader.worker import import_module
+    kernels = {}
+    for puzzle in course.puzzles:
+        source = load_submission(puzzle.solution, course, [puzzle.id])[puzzle.id].source
+        module, _ = import_module(source.module, directory, f"solution_{puzzle.id}")
+        kernels[puzzle.id] = getattr(module, puzzle.kernel)
+    return kernels
 
 
 def stock_times():
@@ -42,7 +41,7 @@ def stock_times():
     from grader.cases import make_case
     from grader.course import load_course
     course = load_course()
-    kernels = _solutions(course)
+    kernels = _solutions(course, tempfile.mkdtemp())
     times = {}
     for puzzle in course.puzzles:
         for index, spec in enumerate(puzzle.cases):
@@ -60,10 +59,8 @@ def grader_times():
     from grader.cases import make_case
     from grader.compare import compare
     from grader.course import load_course
-    from grader.grade import run_case
     from grader.interpret import interpreting, launch, python_function
     from grader.memcheck import MemoryChecker, Region
-    from grader.settings import DEFAULT
 
     class Unchecked(MemoryChecker):
         def tag(self, param, handle):
@@ -73,7 +70,7 @@ def grader_times():
             return contextlib.nullcontext(self)
 
     course = load_course()
-    kernels = _solutions(course)
+    kernels = _solutions(course, tempfile.mkdtemp())
     rows = {}
     for puzzle in course.puzzles:
         fn = python_function(kernels[puzzle.id])
@@ -96,8 +93,7 @@ def grader_times():
             with interpreting():
                 checked = statistics.median(interpretation(MemoryChecker) for _ in range(REPEATS))
                 unchecked = statistics.median(interpretation(Unchecked) for _ in range(REPEATS))
-                whole = _median_time(lambda: run_case(puzzle, index, fn, 0, DEFAULT, lambda f, l: ""))
-            rows[f"{puzzle.id}/{spec.name}"] = {"grader": checked, "no-check": unchecked, "case": whole}
+            rows[f"{puzzle.id}/{spec.name}"] = {"grader": checked, "no-check": unchecked}
     return rows
 
 
@@ -113,8 +109,7 @@ def check_wall_clock():
 
 def _row(name, row):
     return (f"| {name} | {1e3 * row['stock']:.1f} | {1e3 * row['grader']:.1f} | {1e3 * row['no-check']:.1f} | "
-            f"{100 * (row['grader'] / row['no-check'] - 1):+.0f}% | {row['stock'] / row['grader']:.2f}x | "
-            f"{1e3 * row['case']:.1f} |")
+            f"{100 * (row['grader'] / row['no-check'] - 1):+.0f}% | {row['stock'] / row['grader']:.2f}x |")
 
 
 def main():
@@ -136,8 +131,7 @@ def main():
         f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, "
         f"triton {triton.__version__}, numpy {numpy.__version__}.",
         f"Median of {REPEATS} runs per case, in milliseconds. stock: TRITON_INTERPRET=1, no checks. grader: the "
-        "grader's launcher with the memory checker. no-check: the same without the checker. whole case: tensors, "
-        "reference, launch and comparison.",
+        "grader's launcher with the memory checker. no-check: the same without the checker.",
         "",
     ]
     for name in rows:
@@ -148,12 +142,13 @@ def main():
         for key, value in row.items():
             total[key] += value
     by_puzzle["**all cases**"] = {key: sum(t[key] for t in by_puzzle.values()) for key in rows[name]}
-    header = ["", "| {} | stock | grader | no-check | checker overhead | speed-up over stock | whole case |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    header = ["", "| {} | stock | grader | no-check | checker overhead | speed-up over stock |",
+              "|---|---:|---:|---:|---:|---:|"]
     lines += ["## Per puzzle (sum of its cases)"] + [header[0], header[1].format("puzzle"), header[2]]
     lines += [_row(name, row) for name, row in by_puzzle.items()]
-    lines += ["", f"`triton-course check solutions/` ({len(rows)} cases of {len(by_puzzle) - 1} puzzles, start-up "
-                  f"and the compile check included), wall clock, median of 3: **{wall:.1f} s**.", "",
+    lines += ["", f"`triton-course check solutions/` ({len(rows)} cases of {len(by_puzzle) - 1} puzzles; start-up, "
+                  f"the sandboxed worker and the compile check included), wall clock, median of 3: **{wall:.1f} s**.",
+              "",
               "## Per case"] + [header[0], header[1].format("case"), header[2]]
     lines += [_row(name, row) for name, row in rows.items()]
     report = "\n".join(lines) + "\n"

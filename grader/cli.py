@@ -20,7 +20,6 @@ def main(argv=None):
     check.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
     check.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    check.add_argument("--no-compile", action="store_true", help="skip compiling passing kernels for the GPU")
     commands.add_parser("doctor", help="versions, GPU, and known bad combinations")
     args = parser.parse_args(argv)
     if args.command == "doctor":
@@ -56,7 +55,7 @@ def _list(course, as_json):
 def _check(course, args):
     from .grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .report import to_json, to_text
-    report = grade_submission(course, args.path, args.puzzle, args.seed, compile_kernels=not args.no_compile)
+    report = grade_submission(course, args.path, args.puzzle, args.seed)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
 

@@ -12,6 +12,11 @@ HINTS = (
     ("arange's range must be a power of 2", "Block sizes must be powers of 2: round up and mask the extra lanes."),
     ("Input shapes should have", "tl.dot needs blocks of at least 16 along K (and 16 x 16 tiles to use tensor "
                                  "cores) on the GPU."),
+    ("is not defined", "A kernel can only use triton.language, other @triton.jit functions and constants: the "
+                       "grader keeps only those (and the triton and math imports) from your file. torch, numpy "
+                       "and your other Python code run on the host, not in the kernel."),
+    ("unsupported AST node type: Raise", "This is still the skeleton: replace `raise NotImplementedError()` with "
+                                         "your kernel."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )

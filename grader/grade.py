@@ -1,69 +1,67 @@
-"""The grading pipeline: load, make the cases, interpret with the memory checker, compare, diagnose, compile."""
-import inspect
+"""The grading pipeline: load, make the cases, run them in the sandboxed worker, compare, diagnose.
 
+This process never runs the submission: it reads the kernels (load.py), makes the cases and the expected
+results (cases.py), has the worker compile and interpret the kernels in a sandbox (sandbox.py, worker.py),
+and compares what comes back (compare.py, diagnose.py). A hostile submission can only spoil its own run.
+"""
+import inspect
+import tempfile
+from pathlib import Path
+
+import numpy as np
 import torch
 
-from . import compile_check
 from .cases import make_case
 from .compare import compare
+from .compile_check import compile_arguments
 from .diagnose import diagnose, hint
-from .interpret import KernelCrashed, interpreting, launch, python_function
-from .load import load_submission
-from .memcheck import MemoryChecker, OutOfBounds, Region, program_name
+from .interpret import python_function
+from .load import load_submission, source_of_object
+from .memcheck import program_name
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
+from .sandbox import run_worker, sandbox_kind
 from .settings import DEFAULT
 
+ENDING_ADVICE = {
+    "timeout": "The kernel did not finish in time.",
+    "crash": "The process running the kernel died; nothing else was graded in it.",
+    "out_of_memory": "The kernel ran out of memory: look for a block shape that grows with the input.",
+}
 
-def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, compile_kernels=True):
-    """Grade a .py file, a notebook or a directory of them against the course's puzzles."""
+
+def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=()):
+    """Grade a .py file, a notebook or a directory of them. `hidden`: paths the worker must not see."""
     loaded = load_submission(path, course, puzzle_ids)
-    kernels = {pid: item for pid, item in loaded.items() if item.kernel is not None}
-    compile_job = None
-    if compile_kernels and kernels:
-        # Compiling runs in its own process, at the same time as the interpretation below.
-        compile_job = compile_check.start(
-            [(course.puzzle(pid), item.kernel, item.describe_line) for pid, item in kernels.items()], settings)
+    sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
+    submission = Path(path).resolve()
+    graded = grade_sources(course, sources, seed, settings,
+                           hidden=[submission if submission.is_dir() else submission.parent, *hidden])
     results = []
     for puzzle_id, item in loaded.items():
         puzzle = course.puzzle(puzzle_id)
-        if item.kernel is None:
-            results.append(PuzzleResult(puzzle.id, puzzle.title, item.status, 0, puzzle.points, item.source,
-                                        diagnostics=item.diagnostics))
-            continue
-        try:
-            result = grade_kernel(puzzle, item.kernel, seed, settings, item.source, item.describe_line)
-        except Exception as error:  # one puzzle's surprise must not cost the others their grades
-            result = PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, item.source, diagnostics=[
-                Diagnostic("kernel_error", f"grading stopped on an unexpected error: {type(error).__name__}: "
-                                           f"{error}")])
+        if item.status == "found":
+            result = graded[puzzle_id]
+            result.source = item.path
+        else:
+            result = PuzzleResult(puzzle.id, puzzle.title, item.status, 0, puzzle.points, item.path,
+                                  diagnostics=item.diagnostics)
         results.append(result)
-    if compile_job:
-        compiled = compile_job.results()
-        for result in results:
-            if result.status == "pass":
-                compile_check.apply(result, compiled.get(result.id, []))
-    return GradeReport(results)
+    return GradeReport(results, sandbox_kind())
 
 
-def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, source=None, describe_line=None):
-    """Grade one kernel object on every case of the puzzle (interpretation only, no compile check)."""
-    describe_line = describe_line or (lambda filename, line: f"line {line}")
-    fn = python_function(kernel)
-    problem = signature_problem(puzzle, kernel, fn)
+def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None):
+    """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
+    problem = signature_problem(puzzle, kernel)
     if problem:
-        return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, source,
+        return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points,
                             diagnostics=[Diagnostic("load_error", problem)])
-    case_results = []
-    with interpreting():
-        for index in range(len(puzzle.cases)):
-            case_results.append(run_case(puzzle, index, fn, seed, settings, describe_line))
-    passed = all(r.status == "pass" for r in case_results)
-    return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", puzzle.points if passed else 0,
-                        puzzle.points, source, case_results, diagnose(puzzle, case_results))
+    return grade_sources(course, {puzzle.id: source_of_object(kernel, puzzle.kernel)}, seed, settings,
+                         puzzles={puzzle.id: puzzle})[puzzle.id]
 
 
-def signature_problem(puzzle, kernel, fn):
+def signature_problem(puzzle, kernel):
     """Why this object cannot be graded as the puzzle's kernel, or None."""
+    fn = python_function(kernel)
     expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
     if fn is None:
         if callable(kernel):
@@ -76,37 +74,98 @@ def signature_problem(puzzle, kernel, fn):
     return None
 
 
-def run_case(puzzle, index, fn, seed, settings, describe_line, order=None):
-    case = make_case(puzzle, index, seed)
-    diagnostics = []
-    for launch_index, planned in enumerate(case.launches):
+def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None):
+    """{puzzle id: PuzzleResult} for KernelSources, run in one sandboxed worker (restarted if it dies)."""
+    puzzles = puzzles or {pid: course.puzzle(pid) for pid in sources}
+    cases = {pid: [make_case(puzzles[pid], i, seed) for i in range(len(puzzles[pid].cases))] for pid in sources}
+    with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
+        scratch = Path(scratch)
+        results = scratch / "results"
+        results.mkdir()
+        request = scratch / "request.pt"
+        torch.save({"puzzles": [_job(key, puzzles[key], sources[key], cases[key], settings) for key in sources]},
+                   request)
+        endings = run_worker(request, results, scratch, settings, list(sources), hidden)
+        graded = {}
+        for pid, source in sources.items():
+            puzzle = puzzles[pid]
+            if pid in endings:
+                ending = endings[pid]
+                graded[pid] = PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[
+                    Diagnostic(ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")])
+                continue
+            outcome = torch.load(results / f"{pid}.pt", weights_only=True)
+            graded[pid] = _puzzle_result(puzzle, source, outcome, seed, settings)
+    return graded
+
+
+def _job(key, puzzle, source, cases, settings):
+    return {"id": key, "kernel": source.kernel, "module": source.module, "arguments": compile_arguments(puzzle),
+            "targets": list(settings.compile_targets), "cases": [_case_payload(puzzle, case) for case in cases]}
+
+
+def _case_payload(puzzle, case):
+    buffers = {name: {"parent": b.parent, "views": b.views} for name, b in case.buffers.items()}
+    launches = []
+    for launch_index, plan in enumerate(case.launches):
         regions = {}
-        for param, value in zip(puzzle.params, planned.args):
+        for param, value in zip(puzzle.params, plan.args):
             if isinstance(value, torch.Tensor):
-                name = next(n for n, view in planned.views.items() if view is value)
-                buffer = case.buffers[name]
-                regions[param] = Region(buffer, launch_index if len(buffer.views) > 1 else 0, param)
-        programs = case.program_order(planned, order)
-        try:
-            launch(fn, planned.args, planned.grid, programs,
-                   MemoryChecker(regions, launch_index, planned.grid, planned.dims))
-        except OutOfBounds as violation:
-            diagnostics.append(Diagnostic("out_of_bounds", violation.message(), case.name))
-            break
-        except KernelCrashed as crash:
-            where = describe_line(crash.filename, crash.line) if crash.line else "inside Triton"
-            program = program_name(crash.program, planned.dims)
-            diagnostics.append(Diagnostic("kernel_error", (
-                f"program {program} raised at {where}: {crash.source_line.strip()}\n"
-                f"{type(crash.error).__name__}: {crash.error}{hint(str(crash.error))}"), case.name))
-            break
-    else:
-        diagnostics = compare(case, settings)
-    if diagnostics and case.spec.order == "shuffled" and order is None:
-        sequential = run_case(puzzle, index, fn, seed, settings, describe_line, order="sequential")
-        if sequential.status == "pass":
-            diagnostics.insert(0, Diagnostic("order_dependent", (
-                "This case passes when programs run in order 0, 1, 2, ... but fails in a shuffled order. On a GPU "
-                "programs run in any order and at the same time: no program may depend on another one having "
-                "run first."), case.name))
-    return CaseResult(case.name, case.spec.describe(), "fail" if diagnostics else "pass", diagnostics)
+                name = next(n for n, view in plan.views.items() if view is value)
+                regions[param] = (name, launch_index if len(case.buffers[name].views) > 1 else 0)
+        launches.append({"args": plan.args, "grid": list(plan.grid), "dims": plan.dims, "regions": regions,
+                         "sequential": case.program_order(plan, "sequential"),
+                         "shuffled": case.program_order(plan, "shuffled")})
+    orders = ["shuffled", "sequential"] if case.spec.order == "shuffled" else ["sequential"]
+    return {"buffers": buffers, "launches": launches, "orders": orders}
+
+
+def _puzzle_result(puzzle, source, outcome, seed, settings):
+    if outcome["compile"]:
+        diagnostics = [Diagnostic("compile", _compile_message(source, problem)) for problem in outcome["compile"]]
+        return PuzzleResult(puzzle.id, puzzle.title, "fail", 0, puzzle.points, diagnostics=diagnostics)
+    case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings)
+                    for index, runs in enumerate(outcome["cases"])]
+    passed = all(r.status == "pass" for r in case_results)
+    return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", puzzle.points if passed else 0,
+                        puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results))
+
+
+def _compile_message(source, problem):
+    targets = " and ".join(f"sm_{t}" for t in problem["targets"])
+    where = ": "
+    if problem["line"]:
+        where = f" at {source.describe_line(problem['line'])}: {source.line_text(problem['line'])}\n"
+    return f"the GPU compiler ({targets}) rejects the kernel{where}{problem['message']}{hint(problem['message'])}"
+
+
+def _case_result(puzzle, index, source, runs, seed, settings):
+    diagnostics = _run_diagnostics(puzzle, index, source, runs[0], seed, settings)
+    if diagnostics and len(runs) > 1 and not _run_diagnostics(puzzle, index, source, runs[1], seed, settings):
+        diagnostics.insert(0, Diagnostic("order_dependent", (
+            "This case passes when programs run in order 0, 1, 2, ... but fails in a shuffled order. On a GPU "
+            "programs run in any order and at the same time: no program may depend on another one having "
+            "run first."), puzzle.cases[index].name))
+    case = puzzle.cases[index]
+    return CaseResult(case.name, case.describe(), "fail" if diagnostics else "pass", diagnostics)
+
+
+def _run_diagnostics(puzzle, index, source, run, seed, settings):
+    case = make_case(puzzle, index, seed)
+    error = run["error"]
+    if error is not None:
+        message = error["message"]
+        if error.get("line"):
+            program = program_name(tuple(error["program"]), case.launches[0].dims)
+            message = (f"program {program} raised at {source.describe_line(error['line'])}: "
+                       f"{source.line_text(error['line'])}\n{message}{hint(message)}")
+        return [Diagnostic(error["kind"], message, case.name)]
+    for name, buffer in case.buffers.items():
+        returned = run["parents"][name]
+        if returned.shape != buffer.parent.shape or returned.dtype != buffer.parent.dtype:
+            return [Diagnostic("crash", f"the worker returned {name} with the wrong shape or dtype", case.name)]
+        buffer.parent.copy_(returned)
+        buffer.writers = np.asarray(run["writers"][name].numpy(), dtype=np.int64)
+        buffer.race = tuple(run["race"][name]) if name in run["race"] else None
+        buffer.loads = int(run["loads"][name])
+    return compare(case, settings)

@@ -1,24 +1,25 @@
-"""Load a submission (.py file, notebook, or a directory of them) and find each puzzle's kernel by name.
+"""Find each puzzle's kernel in a submission (.py file, notebook, or a directory of them) without running it.
 
-Code runs statement by statement, so one broken cell or statement costs only what it defines. Top-level
-expression statements are skipped: in a notebook they are the check cells, plots and experiments
-(`check(...)`, `add_kernel[grid](...)`), which grading must not run.
+A submission is read, not executed: from every file the grader keeps only the imports of triton and math,
+module-level constants, and the @triton.jit functions, and builds from them a small module (a
+KernelSource) that the sandboxed worker compiles and interprets. Whatever else a notebook holds (check
+calls, experiments, plots, `os._exit`, a monkeypatch of torch or of the grader) never runs, so it can
+neither crash the grading nor change a verdict. Each file is parsed cell by cell, so a syntax error costs
+only its cell.
 """
 import ast
-import builtins
-import contextlib
-import hashlib
-import io
+import inspect
 import json
-import sys
-import tempfile
-import types
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .results import Diagnostic
 
 SUFFIXES = (".py", ".ipynb")
+KEPT_IMPORTS = ("triton", "math")
+JIT_DECORATORS = ("jit",)
+WRAPPING_DECORATORS = ("autotune", "heuristics")
 
 
 class SubmissionError(Exception):
@@ -26,27 +27,56 @@ class SubmissionError(Exception):
 
 
 @dataclass
-class SourceFile:
-    path: Path
-    namespace: dict = None
-    problems: list = field(default_factory=list)  # syntax errors, statements that raised, unreadable file
-    cell_starts: list = None  # notebooks: (first line in the module, cell number)
+class KernelSource:
+    """A kernel as the worker runs it: a module of the submission's imports, constants and @jit functions."""
+    kernel: str
+    module: str
+    origins: list  # per module line: (file label, cell number or None, line) or None for lines the grader added
+    path: str = None  # the file it came from
 
-    def describe_line(self, filename, line):
-        if self.cell_starts is None or line is None:
-            return f"{self.path.name} line {line}"
-        start, cell = max((s, c) for s, c in self.cell_starts if s <= line)
-        return f"{self.path.name} cell {cell}, line {line - start + 1}"
+    def describe_line(self, line):
+        """Where a line of the module was written: 'notebook.ipynb cell 3, line 5'."""
+        origin = self.origins[line - 1] if line and 0 < line <= len(self.origins) else None
+        if origin is None:
+            return f"line {line} of the kernel module"
+        label, cell, original = origin
+        return f"{label} cell {cell}, line {original}" if cell else f"{label} line {original}"
+
+    def line_text(self, line):
+        lines = self.module.splitlines()
+        return lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
 
 
 @dataclass
 class Loaded:
     """What loading found for one puzzle: a kernel to grade, or the verdict that there is none."""
     status: str  # "found", "missing" or "error"
-    kernel: object = None
-    source: str = None
-    describe_line: object = None
+    source: KernelSource = None
+    path: str = None
     diagnostics: list = field(default_factory=list)
+
+
+@dataclass
+class _Snippet:
+    kind: str  # "import", "constant", "function"
+    name: str
+    lines: list
+    origins: list
+    decorators: tuple = ()
+    params: tuple = ()
+
+
+@dataclass
+class _File:
+    path: Path
+    snippets: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    readable: bool = True
+
+    def function(self, name):
+        """The last definition of `name`, as re-running the notebook top to bottom would leave it."""
+        found = [s for s in self.snippets if s.kind == "function" and s.name == name]
+        return found[-1] if found else None
 
 
 def submission_files(path):
@@ -72,58 +102,67 @@ def load_submission(path, course, puzzle_ids=None):
             course.puzzle(puzzle_id)
         except KeyError as error:
             raise SubmissionError(error.args[0]) from None
-    sources = [load_file(f) for f in files]
+    parsed = [read_file(f) for f in files]
+    if not any(f.readable for f in parsed) and not Path(path).is_dir():
+        raise SubmissionError(parsed[0].problems[0])
     if puzzle_ids:
         puzzles = [course.puzzle(pid) for pid in puzzle_ids]
     elif Path(path).is_dir():
         puzzles = list(course.puzzles)
     else:
-        puzzles = [p for p in course.puzzles if p.kernel in (sources[0].namespace or {})] or list(course.puzzles)
-    return {puzzle.id: _find_kernel(puzzle, sources) for puzzle in puzzles}
+        puzzles = [p for p in course.puzzles if parsed[0].function(p.kernel)] or list(course.puzzles)
+    return {puzzle.id: _find_kernel(puzzle, parsed) for puzzle in puzzles}
 
 
-def _find_kernel(puzzle, sources):
+def _find_kernel(puzzle, files):
     own_stems = {puzzle.notebook.stem, puzzle.solution.stem}
-    own = [s for s in sources if s.path.stem in own_stems] or (sources if len(sources) == 1 else [])
-    for source in own + [s for s in sources if s not in own]:
-        if source.namespace is not None and puzzle.kernel in source.namespace:
-            return Loaded("found", source.namespace[puzzle.kernel], str(source.path), source.describe_line)
-    problems = [p for s in own for p in s.problems]
+    own = [f for f in files if f.path.stem in own_stems] or (files if len(files) == 1 else [])
+    for file in own + [f for f in files if f not in own]:
+        snippet = file.function(puzzle.kernel)
+        if snippet is None:
+            continue
+        expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
+        if not any(d in JIT_DECORATORS for d in snippet.decorators):
+            return Loaded("error", path=str(file.path), diagnostics=[Diagnostic("load_error", (
+                f"{puzzle.kernel} in {file.path.name} is a plain Python function: decorate it with @triton.jit "
+                f"({expected})."))])
+        if len(snippet.params) != len(puzzle.params):
+            return Loaded("error", path=str(file.path), diagnostics=[Diagnostic("load_error", (
+                f"{puzzle.kernel} in {file.path.name} takes {len(snippet.params)} parameters "
+                f"({', '.join(snippet.params)}) but the grader passes {len(puzzle.params)}: {expected}."))])
+        return Loaded("found", _module(file, puzzle.kernel), str(file.path))
+    problems = [p for f in own for p in f.problems]
     if problems:
-        return Loaded("error", source=str(own[0].path), diagnostics=[Diagnostic("load_error", (
+        return Loaded("error", path=str(own[0].path), diagnostics=[Diagnostic("load_error", (
             f"{puzzle.kernel} could not be loaded from {own[0].path.name}:\n" + "\n".join(problems)))])
-    where = ", ".join(s.path.name for s in sources)
+    where = ", ".join(f.path.name for f in files)
     return Loaded("missing", diagnostics=[Diagnostic("missing", (
         f"no kernel named {puzzle.kernel} in {where}. Define it as @triton.jit def {puzzle.signature()}"))])
 
 
-def load_file(path):
-    """Run a .py file or a notebook's code cells into a fresh module namespace."""
+def read_file(path):
+    """Parse a .py file or a notebook's code cells into the snippets a kernel module can use."""
     path = Path(path)
+    file = _File(path)
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
-        return SourceFile(path, problems=[f"{path.name} cannot be read: {error}"])
+        file.readable = False
+        file.problems.append(f"{path.name} cannot be read: {error}")
+        return file
     if path.suffix == ".py":
-        return _execute(SourceFile(path), path, [(1, 0, text)])
+        _parse(file, text, None)
+        return file
     try:
         cells = _code_cells(json.loads(text))
-    except (ValueError, TypeError, KeyError) as error:
-        return SourceFile(path, problems=[f"{path.name} is not a readable notebook ({error}); open it in "
-                                          "JupyterLab and save it again, or export its code to a .py file"])
-    module_lines, starts = [], []
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        file.readable = False
+        file.problems.append(f"{path.name} is not a readable notebook ({type(error).__name__}: {error}); open it "
+                             "in JupyterLab and save it again, or export its code to a .py file")
+        return file
     for number, cell in cells:
-        module_lines.append(f"# cell {number}")
-        cell = "\n".join(_comment_magic(line) for line in cell.splitlines())
-        starts.append((len(module_lines) + 1, number, cell))
-        module_lines += cell.splitlines()
-    module_text = "\n".join(module_lines) + "\n"
-    digest = hashlib.sha1(module_text.encode()).hexdigest()[:12]
-    module_path = Path(tempfile.gettempdir()) / "triton-course" / f"{path.stem}-{digest}.py"
-    module_path.parent.mkdir(parents=True, exist_ok=True)
-    module_path.write_text(module_text)  # inspect and Triton read kernel source from a real file
-    source = SourceFile(path, cell_starts=[(start, number) for start, number, _ in starts])
-    return _execute(source, module_path, starts)
+        _parse(file, cell, number)
+    return file
 
 
 def _code_cells(notebook):
@@ -135,7 +174,7 @@ def _code_cells(notebook):
             continue
         text = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
         if not text.lstrip().startswith("%%"):  # a cell magic: not Python
-            cells.append((number, text))
+            cells.append((number, "\n".join(_comment_magic(line) for line in text.splitlines())))
     return cells
 
 
@@ -144,29 +183,110 @@ def _comment_magic(line):
     return line.replace(stripped, "# " + stripped, 1) if stripped[:1] in ("%", "!") else line
 
 
-def _execute(source, module_path, cells):
-    module = types.ModuleType(f"submission_{len(sys.modules)}_{source.path.stem}")
-    module.__file__ = str(module_path)
-    module.__dict__["__builtins__"] = builtins
-    sys.modules[module.__name__] = module  # Triton and inspect look kernels' modules up by name
-    output = io.StringIO()
-    for first_line, number, text in cells:
-        where = f"cell {number}, " if number else ""
-        try:
-            tree = ast.parse(text, filename=str(module_path))
-        except SyntaxError as error:
-            source.problems.append(f"{where}line {error.lineno}: SyntaxError: {error.msg}")
-            continue
-        ast.increment_lineno(tree, first_line - 1)
-        for statement in tree.body:
-            if isinstance(statement, ast.Expr):
+def _parse(file, text, cell):
+    where = f"cell {cell}, " if cell else ""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        file.problems.append(f"{where}line {error.lineno}: SyntaxError: {error.msg}")
+        return
+    lines = text.splitlines()
+    for node in tree.body:
+        snippet = _snippet(node, lines, file.path.name, cell)
+        if snippet is not None:
+            file.snippets.append(snippet)
+
+
+def _snippet(node, lines, label, cell):
+    def span(first, last):
+        return lines[first - 1:last], [(label, cell, n) for n in range(first, last + 1)]
+
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if all(m.split(".")[0] in KEPT_IMPORTS for m in modules) and getattr(node, "level", 0) == 0:
+            return _Snippet("import", "", *span(node.lineno, node.end_lineno))
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+            and _is_constant(node.value):
+        return _Snippet("constant", node.targets[0].id, *span(node.lineno, node.end_lineno))
+    elif isinstance(node, ast.FunctionDef):
+        decorators = tuple(_decorator_name(d) for d in node.decorator_list)
+        if not decorators or all(d in JIT_DECORATORS + WRAPPING_DECORATORS for d in decorators):
+            body, origins = span(node.lineno, node.end_lineno)  # from `def`: the decorators are replaced
+            return _Snippet("function", node.name, body, origins, decorators, tuple(a.arg for a in node.args.args))
+    return None
+
+
+def _decorator_name(node):
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _is_constant(node):
+    """A literal, or tl.constexpr(literal): the only globals a kernel may read."""
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    if isinstance(node, ast.Call) and _decorator_name(node) == "constexpr" and len(node.args) == 1:
+        return _is_constant(node.args[0])
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool))
+
+
+def _module(file, kernel):
+    lines = ["import triton", "import triton.language as tl"]
+    origins = [None, None]
+    seen_imports = set()
+    for snippet in file.snippets:
+        if snippet.kind == "import":
+            text = "\n".join(snippet.lines)
+            if text in seen_imports:
                 continue
-            code = compile(ast.Module([statement], type_ignores=[]), str(module_path), "exec")
-            try:
-                with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-                    exec(code, module.__dict__)
-            except (Exception, SystemExit) as error:
-                line = statement.lineno - first_line + 1
-                source.problems.append(f"{where}line {line}: {type(error).__name__}: {error}")
-    source.namespace = module.__dict__
-    return source
+            seen_imports.add(text)
+        if snippet.kind in ("import", "constant"):
+            lines += snippet.lines
+            origins += snippet.origins
+    functions = {}
+    for snippet in file.snippets:  # the last definition of each name wins
+        if snippet.kind == "function" and any(d in JIT_DECORATORS for d in snippet.decorators):
+            functions.pop(snippet.name, None)
+            functions[snippet.name] = snippet
+    for snippet in functions.values():
+        lines += ["", "@triton.jit"] + snippet.lines
+        origins += [None, None] + snippet.origins
+    return KernelSource(kernel, "\n".join(lines) + "\n", origins, str(file.path))
+
+
+def source_of_object(kernel, name):
+    """The KernelSource of a live kernel object (the check cell of a notebook): its module's @jit functions,
+    constants and triton imports, read back from their source."""
+    from .interpret import python_function
+    fn = python_function(kernel)
+    lines = ["import triton", "import triton.language as tl"]
+    origins = [None, None]
+    for global_name, value in list(fn.__globals__.items()):
+        if global_name.startswith("__"):
+            continue
+        if inspect.ismodule(value) and value.__name__.split(".")[0] in KEPT_IMPORTS:
+            lines.append(f"import {value.__name__} as {global_name}")
+        elif type(value).__name__ == "constexpr" and isinstance(value.value, (int, float, bool)):
+            lines.append(f"{global_name} = tl.constexpr({value.value!r})")
+        elif isinstance(value, (bool, int, float)):
+            lines.append(f"{global_name} = {value!r}")
+        else:
+            continue
+        origins.append(None)
+    for global_name, value in list(fn.__globals__.items()):
+        helper = python_function(value)
+        if helper is None or helper.__name__ != global_name:
+            continue
+        try:
+            source_lines, first_line = inspect.getsourcelines(helper)
+        except (OSError, TypeError):
+            continue
+        text = textwrap.dedent("".join(source_lines))
+        def_line = ast.parse(text).body[0].lineno  # the decorators come before it
+        body = text.splitlines()[def_line - 1:]
+        lines += ["", "@triton.jit"] + body
+        origins += [None, None] + [("your notebook", None, first_line + def_line - 1 + i) for i in range(len(body))]
+    if fn.__name__ != name:  # graded under the puzzle's name, whatever the notebook called it
+        lines.append(f"{name} = {fn.__name__}")
+        origins.append(None)
+    return KernelSource(name, "\n".join(lines) + "\n", origins)

@@ -16,6 +16,9 @@ KINDS = {
     "stride": "contiguous cases pass, non-contiguous ones fail",
     "compile": "the GPU compiler rejects the kernel",
     "load_error": "the submission or its kernel could not be loaded",
+    "timeout": "the kernel did not finish within the time limit",
+    "crash": "the process running the kernel died",
+    "out_of_memory": "the kernel exceeded the memory limit",
     "missing": "the kernel was not found",
 }
 
@@ -60,6 +63,7 @@ class PuzzleResult:
 @dataclass
 class GradeReport:
     puzzles: list
+    sandbox: str = None  # how the kernels were isolated: "bubblewrap" or "resource limits only"
 
     @property
     def points(self):
@@ -77,4 +81,5 @@ class GradeReport:
         return next(p for p in self.puzzles if p.id == puzzle_id)
 
     def to_dict(self):
-        return {"puzzles": [asdict(p) for p in self.puzzles], "points": self.points, "max_points": self.max_points}
+        return {"puzzles": [asdict(p) for p in self.puzzles], "points": self.points, "max_points": self.max_points,
+                "sandbox": self.sandbox}

@@ -21,9 +21,13 @@ class Settings:
         "Default |got - expected| <= atol + rtol * |expected| per dtype; a puzzle may override it.")
     mismatch_rows: int = _setting(5, "Rows of index | got | expected shown in a mismatch report.")
     offsets_shown: int = _setting(8, "Offending element offsets listed in an out-of-bounds report.")
-    compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities each passing kernel is compiled for.")
-    compile_timeout_s: float = _setting(300.0, "Wall-clock limit of the compile check for one submission.")
+    compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities every kernel is compiled for.")
     kernel_output_chars: int = _setting(2000, "Characters of a kernel's own printing kept in a failure report.")
+    puzzle_timeout_s: float = _setting(60.0, "Wall-clock limit for compiling and running one puzzle's cases.")
+    memory_limit_bytes: int = _setting(8 * 2 ** 30, "Address-space limit of the worker process.")
+    cpu_limit_s: int = _setting(1800, "CPU-time limit of one worker process.")
+    file_limit_bytes: int = _setting(256 * 2 ** 20, "Largest file the worker may write.")
+    output_cap_bytes: int = _setting(2 ** 20, "Output of the worker kept (what a kernel prints), the rest dropped.")
 
 
 DEFAULT = Settings()

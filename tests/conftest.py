@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 from grader.course import load_course
-from grader.grade import grade_submission
+from grader.grade import grade_sources, grade_submission
+from grader.load import load_submission
+from grader.settings import DEFAULT
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "tests" / "bugs"
@@ -18,10 +20,22 @@ def course():
 
 @pytest.fixture
 def grade(course):
-    """Grade a path (or source text written to a file) and return the report."""
-    def run(path, puzzle=None, compile_kernels=False, seed=0):
-        return grade_submission(course, path, [puzzle] if puzzle else None, seed, compile_kernels=compile_kernels)
+    """Grade a path and return the report."""
+    def run(path, puzzle=None, seed=0, settings=DEFAULT):
+        return grade_submission(course, path, [puzzle] if puzzle else None, seed, settings)
     return run
+
+
+def grade_files(course, files):
+    """{key: PuzzleResult} for {key: (puzzle id, file)}, all graded by one worker: as each file alone would be."""
+    sources, puzzles, early = {}, {}, {}
+    for key, (puzzle_id, path) in files.items():
+        loaded = load_submission(path, course, [puzzle_id])[puzzle_id]
+        if loaded.status == "found":
+            sources[key], puzzles[key] = loaded.source, course.puzzle(puzzle_id)
+        else:
+            early[key] = loaded
+    return {**grade_sources(course, sources, puzzles=puzzles), **early}
 
 
 def catalogued_bugs():

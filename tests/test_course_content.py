@@ -5,10 +5,7 @@ import json
 import pytest
 import yaml
 
-from grader.grade import grade_kernel
-from grader.load import load_file
-
-from conftest import ROOT, catalogued_bugs
+from conftest import ROOT, catalogued_bugs, grade_files
 
 BUGS = catalogued_bugs()
 PUZZLES = [p["id"] for p in yaml.safe_load((ROOT / "course.yml").read_text())["puzzles"]]
@@ -20,29 +17,46 @@ def _cells(notebook_path, tag):
             for c in notebook["cells"] if tag in c.get("metadata", {}).get("tags", [])]
 
 
+@pytest.fixture(scope="session")
+def solutions(course):
+    return grade_files(course, {p.id: (p.id, p.solution) for p in course.puzzles})
+
+
+@pytest.fixture(scope="session")
+def skeletons(course, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("skeletons")
+    files = {}
+    for puzzle in course.puzzles:
+        [skeleton] = _cells(puzzle.notebook, "skeleton")
+        path = directory / f"{puzzle.id}.py"
+        path.write_text("import triton\nimport triton.language as tl\n\n" + skeleton)
+        files[puzzle.id] = (puzzle.id, path)
+    return grade_files(course, files)
+
+
+@pytest.fixture(scope="session")
+def bugs(course):
+    return grade_files(course, {f"{puzzle_id}--{path.stem}": (puzzle_id, path) for puzzle_id, path, _ in BUGS})
+
+
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
-def test_the_solution_passes(course, grade, puzzle_id):
-    puzzle = course.puzzle(puzzle_id)
-    result = grade(puzzle.solution, puzzle=puzzle_id).puzzle(puzzle_id)
+def test_the_solution_passes(course, solutions, puzzle_id):
+    result = solutions[puzzle_id]
     assert result.status == "pass", [d.message for d in result.diagnostics]
-    assert result.points == puzzle.points
+    assert result.points == course.puzzle(puzzle_id).points
 
 
 @pytest.mark.parametrize("puzzle_id", PUZZLES)
-def test_the_skeleton_fails_with_a_friendly_diagnostic(course, tmp_path, puzzle_id):
-    puzzle = course.puzzle(puzzle_id)
-    [skeleton] = _cells(puzzle.notebook, "skeleton")
-    path = tmp_path / f"{puzzle_id}_skeleton.py"
-    path.write_text("import triton\nimport triton.language as tl\n\n" + skeleton)
-    result = grade_kernel(puzzle, load_file(path).namespace[puzzle.kernel])
+def test_the_skeleton_fails_with_a_friendly_diagnostic(skeletons, puzzle_id):
+    result = skeletons[puzzle_id]
     assert result.status == "fail"
     assert result.kinds == {"unwritten_output"}
     assert "stored nothing at all" in result.diagnostics[0].message
 
 
 @pytest.mark.parametrize("puzzle_id,path,expected", BUGS, ids=[f"{b[0]}/{b[1].stem}" for b in BUGS])
-def test_each_catalogued_bug_is_caught_with_its_diagnostic(grade, puzzle_id, path, expected):
-    result = grade(path, puzzle=puzzle_id, compile_kernels=expected == "compile").puzzle(puzzle_id)
+def test_each_catalogued_bug_is_caught_with_its_diagnostic(bugs, puzzle_id, path, expected):
+    result = bugs[f"{puzzle_id}--{path.stem}"]
     assert result.status == "fail" and result.points == 0
     assert expected in result.kinds, [(d.kind, d.message) for d in result.diagnostics]
 
