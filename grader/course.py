@@ -55,8 +55,12 @@ class CaseSpec:
     order: str
     split: tuple
     inputs: dict  # tensor name -> {"scale": s, "offset": o}: values are randn * scale + offset
+    group: str = "all"  # the group of cases whose points it shares (partial credit)
+    hidden: bool = False  # made at grading time from the instructor's seed; never shown to students
 
     def describe(self):
+        if self.hidden:
+            return "hidden case"
         sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
         extras = [self.dtype] + ([LAYOUTS[self.layout]] if self.layout != "contiguous" else [])
         if self.order == "shuffled":
@@ -98,6 +102,7 @@ class Puzzle:
     cases: tuple  # CaseSpec
     tolerances: dict  # dtype -> Tolerance
     load_budget: dict  # tensor name -> Expression: the most elements a correct kernel loads from it
+    groups: dict  # group name -> points; a group's points are earned when all of its cases pass
 
     @property
     def params(self):
@@ -207,7 +212,7 @@ class _Reader:
         entry = self.mapping(entry, key_path,
                              required=("id", "title", "notebook", "solution", "points", "kernel", "tensors",
                                        "reference", "launch", "cases"),
-                             optional=("tolerance", "load_budget"))
+                             optional=("tolerance", "load_budget", "groups"))
         puzzle_id = entry["id"]
         if not isinstance(puzzle_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", puzzle_id):
             self.fail(f"{key_path}.id", f"expected lowercase letters, digits and '_', got {puzzle_id!r}")
@@ -244,8 +249,12 @@ class _Reader:
         if not cases:
             self.fail(f"{key_path}.cases", "the puzzle has no cases")
         has_strided = any(t.strided for t in tensors)
-        cases = tuple(self.case(c, f"{key_path}.cases[{i}]", sizes, blocks, tensors, has_strided)
+        groups = self.groups(entry.get("groups"), f"{key_path}.groups", points)
+        cases = tuple(self.case(c, f"{key_path}.cases[{i}]", sizes, blocks, tensors, has_strided, groups)
                       for i, c in enumerate(cases))
+        for group in groups:
+            if not any(c.group == group for c in cases):
+                self.fail(f"{key_path}.groups", f"no case is in group '{group}'")
         return Puzzle(
             id=puzzle_id,
             title=self.typed(entry["title"], str, f"{key_path}.title", "a string"),
@@ -259,7 +268,19 @@ class _Reader:
             args=args, blocks=blocks, constexprs=constexprs, grid=grid, cases=cases,
             tolerances=self.tolerances(entry.get("tolerance", {}), f"{key_path}.tolerance"),
             load_budget=self.load_budget(entry.get("load_budget", {}), f"{key_path}.load_budget", names, tensors),
+            groups=groups,
         )
+
+    def groups(self, value, key_path, points):
+        if value is None:
+            return {"all": points}
+        value = self.typed(value, dict, key_path, "a mapping of group names to points")
+        for name, group_points in value.items():
+            if isinstance(group_points, bool) or not isinstance(group_points, (int, float)) or group_points < 0:
+                self.fail(f"{key_path}.{name}", f"expected a number of points, got {group_points!r}")
+        if abs(sum(value.values()) - points) > 1e-9:
+            self.fail(key_path, f"the groups' points add up to {sum(value.values()):g}, not to the puzzle's {points:g}")
+        return dict(value)
 
     def load_budget(self, value, key_path, names, tensors):
         value = self.typed(value, dict, key_path, "a mapping of tensor names to expressions")
@@ -348,10 +369,10 @@ class _Reader:
         exec(compile(tree, f"<{key_path}>", "exec"), namespace)
         return namespace[functions[0].name]
 
-    def case(self, entry, key_path, sizes, blocks, tensors, has_strided):
+    def case(self, entry, key_path, sizes, blocks, tensors, has_strided, groups):
         symbols = list(sizes) + list(blocks)
         entry = self.mapping(entry, key_path, required=["name"] + symbols,
-                             optional=("dtype", "layout", "order", "split", "inputs"))
+                             optional=("dtype", "layout", "order", "split", "inputs", "group"))
         name = self.typed(entry["name"], str, f"{key_path}.name", "a string")
         key_path = f"{key_path} ({name})"
         values = {}
@@ -403,7 +424,11 @@ class _Reader:
                 if isinstance(spec[key], bool) or not isinstance(spec[key], (int, float)):
                     self.fail(f"{key_path}.inputs.{tensor_name}.{key}", f"expected a number, got {spec[key]!r}")
             inputs[tensor_name] = {"scale": float(spec.get("scale", 1)), "offset": float(spec.get("offset", 0))}
-        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()), inputs)
+        group = entry.get("group", "all" if list(groups) == ["all"] else None)
+        if group not in groups:
+            self.fail(f"{key_path}.group", f"expected one of the puzzle's groups ({', '.join(groups)}), "
+                                           f"got {group!r}")
+        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()), inputs, group)
 
     def tolerances(self, value, key_path):
         value = self.typed(value, dict, key_path, "a mapping of dtype to {atol, rtol}")
@@ -417,3 +442,26 @@ class _Reader:
                     self.fail(f"{key_path}.{dtype}.{key}", f"expected a non-negative number, got {spec[key]!r}")
             tolerances[dtype] = Tolerance(float(spec["atol"]), float(spec["rtol"]))
         return tolerances
+
+
+def with_hidden_cases(puzzle, seed):
+    """The puzzle with cases its students never saw added: each public case again with other sizes and inputs.
+
+    Sizes that the kernel receives as compile-time constants (a head dimension) and the widths of split
+    layouts stay as they are; every other size is scaled by a random factor from the instructor's seed.
+    """
+    import random
+    rng = random.Random(f"{puzzle.id}/{seed}")
+    fixed = {expression.source for param, expression in puzzle.args.items() if param in puzzle.constexprs}
+    hidden = []
+    for spec in puzzle.cases:
+        if spec.layout == "split":
+            continue
+        symbols = dict(spec.symbols)
+        for symbol in puzzle.size_symbols:
+            if symbol not in fixed:
+                symbols[symbol] = max(1, round(symbols[symbol] * rng.uniform(0.6, 1.7)) + rng.choice((0, 1)))
+        hidden.append(CaseSpec(f"hidden case {len(hidden) + 1}", symbols, spec.dtype, spec.layout, spec.order,
+                               spec.split, spec.inputs, spec.group, hidden=True))
+    from dataclasses import replace
+    return replace(puzzle, cases=puzzle.cases + tuple(hidden))

@@ -14,6 +14,7 @@ import torch
 from .cases import make_case
 from .compare import compare
 from .compile_check import compile_arguments
+from .course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .interpret import python_function
 from .load import load_submission, source_of_object
@@ -29,13 +30,19 @@ ENDING_ADVICE = {
 }
 
 
-def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=()):
-    """Grade a .py file, a notebook or a directory of them. `hidden`: paths the worker must not see."""
+def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None):
+    """Grade a .py file, a notebook or a directory of them.
+
+    `hidden`: paths the worker must not see. `hidden_seed`: add the instructor's hidden cases (and inputs).
+    """
     loaded = load_submission(path, course, puzzle_ids)
     sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
     submission = Path(path).resolve()
-    graded = grade_sources(course, sources, seed, settings,
-                           hidden=[submission if submission.is_dir() else submission.parent, *hidden])
+    puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
+               for pid in sources}
+    graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings,
+                           hidden=[submission if submission.is_dir() else submission.parent, *hidden],
+                           puzzles=puzzles)
     results = []
     for puzzle_id, item in loaded.items():
         puzzle = course.puzzle(puzzle_id)
@@ -127,8 +134,14 @@ def _puzzle_result(puzzle, source, outcome, seed, settings):
     case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings)
                     for index, runs in enumerate(outcome["cases"])]
     passed = all(r.status == "pass" for r in case_results)
-    return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", puzzle.points if passed else 0,
+    return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
                         puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results))
+
+
+def score(puzzle, case_results):
+    """Partial credit: the points of every group of cases that all pass."""
+    failed = {spec.group for spec, result in zip(puzzle.cases, case_results) if result.status != "pass"}
+    return sum(points for group, points in puzzle.groups.items() if group not in failed)
 
 
 def _compile_message(source, problem):

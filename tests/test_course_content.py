@@ -57,7 +57,7 @@ def test_the_skeleton_fails_with_a_friendly_diagnostic(skeletons, puzzle_id):
 @pytest.mark.parametrize("puzzle_id,path,expected", BUGS, ids=[f"{b[0]}/{b[1].stem}" for b in BUGS])
 def test_each_catalogued_bug_is_caught_with_its_diagnostic(bugs, puzzle_id, path, expected):
     result = bugs[f"{puzzle_id}--{path.stem}"]
-    assert result.status == "fail" and result.points == 0
+    assert result.status == "fail" and result.points < result.max_points
     assert expected in result.kinds, [(d.kind, d.message) for d in result.diagnostics]
 
 

@@ -96,3 +96,32 @@ def test_yaml_syntax_error_gives_the_line(tmp_path):
 def test_missing_course_file_says_how_to_choose_one(tmp_path):
     with pytest.raises(CourseError, match="cannot read the course file.*--course PATH"):
         load_course(tmp_path / "nope.yml")
+
+
+def test_groups_share_out_the_points(course):
+    strided = course.puzzle("strided_views")
+    assert strided.groups == {"contiguous": 5, "views": 10}
+    assert {c.group for c in strided.cases} == {"contiguous", "views"}
+    assert course.puzzle("softmax").groups == {"all": 15}
+
+
+def test_groups_must_add_up_and_be_used(tmp_path):
+    def bad_sum(data):
+        data["puzzles"][0]["groups"] = {"tail": 4, "blocks": 4, "float16": 1}
+    with pytest.raises(CourseError, match="add up to 9, not to the puzzle's 10"):
+        load_course(_course_with(tmp_path, bad_sum))
+
+    def unknown_group(data):
+        data["puzzles"][0]["cases"][0]["group"] = "tails"
+    with pytest.raises(CourseError, match=r"cases\[0\] \(ragged tail\).group: expected one of the puzzle's groups"):
+        load_course(_course_with(tmp_path, unknown_group))
+
+
+def test_hidden_cases_keep_constexpr_sizes_and_change_the_others(course):
+    from grader.course import with_hidden_cases
+    attention = with_hidden_cases(course.puzzle("attention"), seed=11)
+    public, hidden = attention.cases[:9], attention.cases[9:]
+    assert len(hidden) == len(public) and all(c.hidden and c.describe() == "hidden case" for c in hidden)
+    assert [c.symbols["D"] for c in hidden] == [c.symbols["D"] for c in public], "D is the constexpr HEAD_DIM"
+    assert [c.symbols["N"] for c in hidden] != [c.symbols["N"] for c in public]
+    assert with_hidden_cases(course.puzzle("attention"), seed=11).cases == attention.cases, "reproducible"
