@@ -2,6 +2,7 @@
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from .course import CourseError, load_course
 from .load import SubmissionError
@@ -21,6 +22,20 @@ def main(argv=None):
     check.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
     commands.add_parser("doctor", help="versions, GPU, and known bad combinations")
+    grade = commands.add_parser("grade", help="grade a class: one notebook, .py file or folder per student")
+    grade.add_argument("submissions")
+    grade.add_argument("--out", required=True, help="the CSV of grades; reports go to <out stem>_feedback/")
+    grade.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
+    grade.add_argument("--assignment", help="inside each student's folder, grade this subfolder (nbgrader layout)")
+    grade.add_argument("--hidden-seed", type=int, help="add the hidden cases and inputs of this seed")
+    grade.add_argument("--jobs", type=int, help="students graded at once (default: one per core)")
+    nbgrader = commands.add_parser("nbgrader", help="nbgrader integration")
+    nbgrader_commands = nbgrader.add_subparsers(dest="nbgrader_command", required=True)
+    init = nbgrader_commands.add_parser("init", help="write an nbgrader course directory")
+    init.add_argument("directory")
+    init.add_argument("--assignment", action="append", metavar="NAME=ID,ID",
+                      help="an assignment and its puzzles (repeatable; default: one assignment per puzzle)")
+    init.add_argument("--seed", type=int, default=0, help="seed of the hidden cases used when autograding")
     args = parser.parse_args(argv)
     if args.command == "doctor":
         return _doctor()
@@ -28,6 +43,10 @@ def main(argv=None):
         course = load_course(args.course)
         if args.command == "list":
             return _list(course, args.json)
+        if args.command == "grade":
+            return _grade(course, args)
+        if args.command == "nbgrader":
+            return _nbgrader_init(course, args)
         return _check(course, args)
     except (CourseError, SubmissionError) as error:
         if getattr(args, "json", False):
@@ -58,6 +77,40 @@ def _check(course, args):
     report = grade_submission(course, args.path, args.puzzle, args.seed)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def _grade(course, args):
+    from .classroom import grade_class
+    for puzzle_id in args.puzzle or ():
+        try:
+            course.puzzle(puzzle_id)
+        except KeyError as error:
+            raise SubmissionError(error.args[0]) from None
+    if not Path(args.submissions).is_dir():
+        raise SubmissionError(f"{args.submissions}: expected a directory with one submission per student")
+    rows = grade_class(course, args.submissions, args.out, args.puzzle, args.hidden_seed, args.assignment, args.jobs)
+    print(f"{len(rows)} students graded: {args.out}, reports in {Path(args.out).parent / (Path(args.out).stem + '_feedback')}")
+    return EXIT_PASS
+
+
+def _nbgrader_init(course, args):
+    from .nbgrader import init_course
+    assignments = {}
+    for spec in args.assignment or ():
+        name, _, ids = spec.partition("=")
+        if not name or not ids:
+            raise SubmissionError(f"--assignment {spec}: expected NAME=ID,ID (e.g. ps1=vector_add,outer_add)")
+        for puzzle_id in ids.split(","):
+            try:
+                course.puzzle(puzzle_id)
+            except KeyError as error:
+                raise SubmissionError(error.args[0]) from None
+        assignments[name] = ids.split(",")
+    written = init_course(args.directory, course, assignments or None, args.seed)
+    for name, puzzle_ids in written.items():
+        print(f"source/{name}: {', '.join(puzzle_ids)}")
+    print(f"{args.directory}/nbgrader_config.py written. Next: cd {args.directory} && nbgrader generate_assignment NAME")
+    return EXIT_PASS
 
 
 def _doctor():

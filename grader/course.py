@@ -60,7 +60,7 @@ class CaseSpec:
 
     def describe(self):
         if self.hidden:
-            return "hidden case"
+            return ""
         sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
         extras = [self.dtype] + ([LAYOUTS[self.layout]] if self.layout != "contiguous" else [])
         if self.order == "shuffled":

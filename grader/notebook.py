@@ -1,4 +1,5 @@
-"""What a puzzle notebook calls: `check(puzzle_id, kernel)` grades the kernel defined in the notebook."""
+"""What a puzzle notebook calls: `check(puzzle_id, kernel)` grades the kernel defined in the notebook;
+`grade` is the same for an nbgrader test cell."""
 from .course import load_course
 from .grade import grade_kernel
 from .report import puzzle_text
@@ -10,3 +11,12 @@ def check(puzzle_id, kernel, seed=0, course=None):
     result = grade_kernel(course.puzzle(puzzle_id), kernel, seed, course=course)
     print(puzzle_text(result))
     return result
+
+
+def grade(puzzle_id, kernel, seed=0, course=None):
+    """An nbgrader test cell: check the kernel, return its points, raise AssertionError unless it passes."""
+    result = check(puzzle_id, kernel, seed, course)
+    if result.status != "pass":
+        raise AssertionError(f"{puzzle_id}: {result.points:g}/{result.max_points:g} points; the report above says "
+                             "which cases fail and why")
+    return result.points

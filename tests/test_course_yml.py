@@ -121,7 +121,7 @@ def test_hidden_cases_keep_constexpr_sizes_and_change_the_others(course):
     from grader.course import with_hidden_cases
     attention = with_hidden_cases(course.puzzle("attention"), seed=11)
     public, hidden = attention.cases[:9], attention.cases[9:]
-    assert len(hidden) == len(public) and all(c.hidden and c.describe() == "hidden case" for c in hidden)
+    assert len(hidden) == len(public) and all(c.hidden and c.describe() == "" for c in hidden)
     assert [c.symbols["D"] for c in hidden] == [c.symbols["D"] for c in public], "D is the constexpr HEAD_DIM"
     assert [c.symbols["N"] for c in hidden] != [c.symbols["N"] for c in public]
     assert with_hidden_cases(course.puzzle("attention"), seed=11).cases == attention.cases, "reproducible"

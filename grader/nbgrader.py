@@ -1,0 +1,141 @@
+"""nbgrader integration: a course directory built from the puzzles, and autograding that never trusts the notebook.
+
+`init_course` writes an nbgrader course: nbgrader_config.py and source/<assignment>/ notebooks made from
+the puzzle notebooks and the solutions, with nbgrader's cell metadata (locked cells, the kernel as a
+solution cell, a locked test cell per puzzle with the puzzle's points).
+
+At autograde time nbgrader would normally run the student's notebook and score the test cells by their
+outputs. Instead, `GradeWithTritonCourse` takes the place of nbgrader's Execute: it grades the submitted
+notebook with the grader (its kernels read, not run, then compiled and interpreted in the sandboxed worker,
+with the instructor's hidden cases) and writes each test cell's output: the report, and the points as the
+cell's result (nbgrader's partial credit). Nothing the student wrote runs in nbgrader's process or in a
+Jupyter kernel, so no cell can crash, hang or fool the autograder.
+"""
+import ast
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbgrader.preprocessors.base import NbGraderPreprocessor
+from traitlets import Integer, Unicode
+
+from .course import load_course
+from .grade import grade_submission
+from .report import puzzle_text
+
+TEST_CELL_PREFIX = "check_"
+
+
+def test_cell_source(puzzle):
+    return f'grade("{puzzle.id}", {puzzle.kernel})'
+
+
+def init_course(directory, course, assignments=None, seed=0):
+    """Write an nbgrader course directory; `assignments`: {name: [puzzle ids]} (default: one per puzzle)."""
+    directory = Path(directory)
+    assignments = assignments or {p.notebook.stem: [p.id] for p in course.puzzles}
+    for name, puzzle_ids in assignments.items():
+        target = directory / "source" / name
+        target.mkdir(parents=True, exist_ok=True)
+        for puzzle_id in puzzle_ids:
+            puzzle = course.puzzle(puzzle_id)
+            nbformat.write(source_notebook(puzzle), target / puzzle.notebook.name)
+    (directory / "nbgrader_config.py").write_text(CONFIG.format(course=course.path.resolve(), seed=seed))
+    return assignments
+
+
+CONFIG = '''"""nbgrader configuration of the Triton puzzle course (written by `triton-course nbgrader init`)."""
+from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades
+
+from grader.nbgrader import GradeWithTritonCourse
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.CourseDirectory.course_id = "triton-puzzles"
+c.GradeWithTritonCourse.course_file = "{course}"
+# The seed of the hidden cases and inputs: keep this file away from students.
+c.GradeWithTritonCourse.hidden_seed = {seed}
+# The grader replaces nbgrader's Execute: the submitted notebook is graded, never run.
+c.Autograde.autograde_preprocessors = [GradeWithTritonCourse, IgnorePattern, ClearMetadataPreprocessor,
+                                       LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+'''
+
+
+def source_notebook(puzzle):
+    """The puzzle's notebook with nbgrader metadata: read-only text and setup, the solution, a locked test."""
+    notebook = nbformat.read(puzzle.notebook, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        tags = cell.metadata.get("tags", [])
+        if "skeleton" in tags:
+            cell.source = _with_solution(cell.source, puzzle)
+            cell.metadata["nbgrader"] = _metadata(f"kernel_{puzzle.id}", solution=True)
+        elif "check" in tags:
+            cell.source = test_cell_source(puzzle)
+            cell.metadata["nbgrader"] = _metadata(TEST_CELL_PREFIX + puzzle.id, grade=True, locked=True,
+                                                  points=puzzle.points)
+        elif cell.cell_type == "markdown" or tags and tags[0] in ("setup", "picture", "reference"):
+            cell.metadata["nbgrader"] = _metadata(f"{puzzle.id}_{index}", locked=True)
+        if cell.cell_type == "code" and "setup" in tags:
+            cell.source = cell.source.replace("from grader.notebook import check", "from grader.notebook import grade")
+    return notebook
+
+
+def _metadata(grade_id, grade=False, solution=False, locked=False, points=None):
+    metadata = {"schema_version": 3, "grade_id": grade_id, "grade": grade, "solution": solution, "locked": locked}
+    if points is not None:
+        metadata["points"] = points
+    return metadata
+
+
+def _with_solution(skeleton, puzzle):
+    """The skeleton's header with the solution's body between nbgrader's solution markers."""
+    tree = ast.parse(skeleton)
+    [kernel] = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    header = skeleton.splitlines()[:kernel.body[0].lineno - 1]
+    while header and header[-1].lstrip().startswith("#"):
+        header.pop()  # the skeleton's "YOUR CODE HERE" comment
+    text = puzzle.solution.read_text()
+    [solution] = [node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and
+                  node.name == puzzle.kernel]
+    lines = text.splitlines()
+    first = solution.body[0].lineno
+    while first > solution.lineno + 1 and lines[first - 2].strip().startswith("#"):
+        first -= 1  # keep the comments just above the first statement
+    body = lines[first - 1:solution.end_lineno]
+    return "\n".join(header + ["    ### BEGIN SOLUTION"] + body + ["    ### END SOLUTION"])
+
+
+def puzzles_of(notebook):
+    """Puzzle ids of the notebook's test cells."""
+    return [cell.metadata["nbgrader"]["grade_id"][len(TEST_CELL_PREFIX):] for cell in notebook.cells
+            if cell.metadata.get("nbgrader", {}).get("grade") and
+            cell.metadata["nbgrader"].get("grade_id", "").startswith(TEST_CELL_PREFIX)]
+
+
+class GradeWithTritonCourse(NbGraderPreprocessor):
+    """Grades a submitted notebook with the course grader and writes its test cells' outputs."""
+
+    course_file = Unicode("", help="The course.yml the puzzles come from.").tag(config=True)
+    hidden_seed = Integer(0, help="Seed of the hidden cases and of the inputs at grading time.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        course = load_course(self.course_file or None)
+        puzzle_ids = [pid for pid in puzzles_of(nb) if any(p.id == pid for p in course.puzzles)]
+        root = Path(resources.get("metadata", {}).get("path") or ".").resolve()
+        with tempfile.TemporaryDirectory(prefix="triton-course-nbgrader-") as scratch:
+            submission = Path(scratch) / "submission.ipynb"
+            nbformat.write(nb, submission)
+            # The worker must not see the course directory (gradebook, other students) nor the submissions.
+            report = grade_submission(course, submission, puzzle_ids, hidden=[root, Path.cwd()],
+                                      hidden_seed=self.hidden_seed)
+        results = {p.id: p for p in report.puzzles}
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+            if cell.cell_type == "code" and grade_id[len(TEST_CELL_PREFIX):] in results:
+                result = results[grade_id[len(TEST_CELL_PREFIX):]]
+                cell.outputs = [
+                    nbformat.v4.new_output("stream", name="stdout", text=puzzle_text(result) + "\n"),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": f"{result.points:g}"},
+                                           execution_count=None)]
+        return nb, resources
+
