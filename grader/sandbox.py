@@ -85,6 +85,7 @@ class Child:
 
     def __init__(self, argv, scratch, settings, hidden=()):
         self.cap = settings.output_cap_bytes
+        self.memory_limit = settings.memory_limit_bytes
         self.output = bytearray()
         self.truncated = False
         self.process = subprocess.Popen(
@@ -121,19 +122,16 @@ class Child:
         """Why the process ended without finishing (its return code is not 0)."""
         code = self.process.returncode
         tail = self.wait_output().strip()[-2000:]
-        if "MemoryError" in tail or code == -signal.SIGKILL and "Killed" in tail:
-            return Ending("out_of_memory", "the worker ran out of memory (limit "
-                                           f"{_gib(resource.getrlimit(resource.RLIMIT_AS)[0])})")
-        if code is not None and code < 0:
-            name = signal.Signals(-code).name
-            if -code == signal.SIGXCPU:
-                return Ending("timeout", "the worker used up its CPU time")
+        if "MemoryError" in tail:
+            return Ending("out_of_memory", f"the worker ran out of memory (limit {self.memory_limit / 2 ** 30:g} GiB)")
+        # A signal ends a process with -signal, or with 128 + signal when bubblewrap reports it.
+        number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
+        if number == signal.SIGXCPU:
+            return Ending("timeout", "the worker used up its CPU time")
+        if number is not None:
+            name = signal.Signals(number).name
             return Ending("crash", f"the worker was killed by {name}" + (f"\n{tail}" if tail else ""))
         return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
-
-
-def _gib(value):
-    return "none" if value == resource.RLIM_INFINITY else f"{value / 2 ** 30:.0f} GiB"
 
 
 def run_worker(request, results, scratch, settings, puzzle_ids, hidden=()):

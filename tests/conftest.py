@@ -6,7 +6,8 @@ import pytest
 
 from grader.course import load_course
 from grader.grade import grade_sources, grade_submission
-from grader.load import load_submission
+from grader.load import Loaded, SubmissionError, load_submission
+from grader.results import Diagnostic, PuzzleResult
 from grader.settings import DEFAULT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,16 +27,22 @@ def grade(course):
     return run
 
 
-def grade_files(course, files):
+def grade_files(course, files, settings=DEFAULT):
     """{key: PuzzleResult} for {key: (puzzle id, file)}, all graded by one worker: as each file alone would be."""
     sources, puzzles, early = {}, {}, {}
     for key, (puzzle_id, path) in files.items():
-        loaded = load_submission(path, course, [puzzle_id])[puzzle_id]
+        try:
+            loaded = load_submission(path, course, [puzzle_id])[puzzle_id]
+        except SubmissionError as error:  # as `triton-course grade` records it: an error verdict worth 0
+            loaded = Loaded("error", diagnostics=[Diagnostic("load_error", str(error))])
         if loaded.status == "found":
             sources[key], puzzles[key] = loaded.source, course.puzzle(puzzle_id)
         else:
             early[key] = loaded
-    return {**grade_sources(course, sources, puzzles=puzzles), **early}
+    early = {key: PuzzleResult(puzzle_id, "", item.status, 0, course.puzzle(files[key][0]).points,
+                               diagnostics=item.diagnostics) for key, item in early.items()
+             for puzzle_id in [files[key][0]]}
+    return {**grade_sources(course, sources, settings=settings, puzzles=puzzles), **early}
 
 
 def catalogued_bugs():

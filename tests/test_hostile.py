@@ -1,0 +1,111 @@
+"""Hostile or broken submissions: each gets its verdict, the grader survives, and nothing else is touched.
+
+The submission's code is read, not run: only triton imports, constants and @triton.jit functions reach the
+sandboxed worker, and a kernel must compile for the GPU (which rejects anything but Triton) before it runs.
+"""
+import hashlib
+import json
+
+import pytest
+
+from grader.settings import Settings
+
+from conftest import ROOT, grade_files, write_notebook
+
+SOLUTION = (ROOT / "solutions" / "vector_add.py").read_text()
+BODY_START = "    pid = tl.program_id(axis=0)\n"
+
+
+def in_kernel(code):
+    """The solution with `code` as the first lines of the kernel's body."""
+    return SOLUTION.replace(BODY_START, "".join(f"    {line}\n" for line in code.splitlines()) + BODY_START)
+
+
+def notebook_with(*cells):
+    return {"cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None, "outputs": [],
+                       "source": cell} for i, cell in enumerate(cells)], "metadata": {}, "nbformat": 4,
+            "nbformat_minor": 5}
+
+
+TOP = "import os, sys, signal\nimport torch\n"
+NO_MASK = SOLUTION.replace(", mask=mask)", ")")
+# name: (file suffix, content, expected status, expected diagnostic kind or None)
+HOSTILE = {
+    "corrupt notebook": (".ipynb", '{"cells": [ this is not json', "error", "load_error"),
+    "empty notebook file": (".ipynb", "", "error", "load_error"),
+    "notebook with no cells": (".ipynb", json.dumps(notebook_with()), "missing", "missing"),
+    "not Python at all": (".py", "this is not Python (", "error", "load_error"),
+    "renamed kernel": (".py", SOLUTION.replace("def add_kernel(", "def my_add_kernel("), "missing", "missing"),
+    "changed signature": (".py", SOLUTION.replace("n_elements, BLOCK_SIZE", "BLOCK_SIZE"), "error", "load_error"),
+    "plain function, no @triton.jit": (".py", SOLUTION.replace("@triton.jit\n", ""), "error", "load_error"),
+    "writes outside its outputs": (".py", SOLUTION.replace("tl.store(out_ptr + offsets,",
+                                                           "tl.store(out_ptr + offsets + n_elements,"),
+                                   "fail", "out_of_bounds"),
+    "imports torch inside the kernel": (".py", in_kernel("import torch"), "fail", "compile"),
+    "huge grid launched at top level": (".ipynb", json.dumps(notebook_with(
+        SOLUTION, "import torch\nx = torch.ones(4)\nadd_kernel[(10 ** 9,)](x, x, x, 4, BLOCK_SIZE=1024)")),
+        "pass", None),
+    "reads the solutions at top level": (".ipynb", json.dumps(notebook_with(
+        f"SECRET = open({str(ROOT / 'solutions' / 'vector_add.py')!r}).read()\nexec(SECRET)", NO_MASK)),
+        "fail", "out_of_bounds"),
+    "reads the solutions in the kernel": (".py", in_kernel(
+        f"secret = open({str(ROOT / 'solutions' / 'vector_add.py')!r}).read()"), "fail", "compile"),
+    "writes into the course at top level": (".py", TOP + f"open({str(ROOT / 'course.yml')!r}, 'w').write('')\n"
+                                            + SOLUTION, "pass", None),
+    "kills the grader at top level": (".py", TOP + "os.kill(os.getppid(), signal.SIGKILL)\n" + SOLUTION,
+                                      "pass", None),
+    "kills the grader from the kernel": (".py", TOP + in_kernel("os.kill(os.getppid(), 9)"), "fail", "compile"),
+    "deletes the gradebook": (".py", TOP + "os.remove('gradebook.db')\n" + SOLUTION, "pass", None),
+    "loops forever in the kernel": (".py", in_kernel("spin = n_elements\nwhile spin >= 0:\n    spin += 0"),
+                                    "error", "timeout"),
+    "memory bomb at top level": (".py", "hog = bytearray(10 ** 13)\n" + SOLUTION, "pass", None),
+    "memory bomb in the kernel": (".py", in_kernel("hog = tl.zeros([1 << 26], dtype=tl.float32)"),
+                                  "fail", "compile"),
+    "os._exit at top level": (".py", TOP + "os._exit(0)\n" + SOLUTION, "pass", None),
+    "sys.exit in the kernel": (".py", TOP + in_kernel("sys.exit(0)"), "fail", "compile"),
+    "KeyboardInterrupt in the kernel": (".py", in_kernel("raise KeyboardInterrupt"), "fail", "compile"),
+    "KeyboardInterrupt at top level": (".py", "raise KeyboardInterrupt\n" + SOLUTION, "pass", None),
+    "segfault through ctypes in the kernel": (".py", "import ctypes\n" + in_kernel("ctypes.string_at(0)"),
+                                              "fail", "compile"),
+    "megabytes of printing": (".py", SOLUTION.replace("    tl.store(out_ptr", "    for _ in range(20):\n"
+                                                      "        tl.device_print('spam spam spam spam', offsets)\n"
+                                                      "    tl.store(out_ptr"), "pass", None),
+    "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,
+                            "fail", "out_of_bounds"),
+    "monkeypatches the grader": (".py", "import grader.compare\ngrader.compare.compare = lambda *a, **k: []\n"
+                                 + NO_MASK, "fail", "out_of_bounds"),
+}
+
+
+def _fingerprint(paths):
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture(scope="module")
+def verdicts(course, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("hostile")
+    (directory / "gradebook.db").write_text("grades of the whole class")
+    files = {}
+    for index, (name, (suffix, content, _, _)) in enumerate(HOSTILE.items()):
+        path = directory / f"submission_{index}{suffix}"
+        path.write_text(content)
+        files[name] = ("vector_add", path)
+    protected = [ROOT / "course.yml", *sorted((ROOT / "solutions").glob("*.py"))]
+    before = _fingerprint(protected)
+    results = grade_files(course, files, Settings(puzzle_timeout_s=15))
+    assert _fingerprint(protected) == before, "the course and its solutions are intact"
+    assert (directory / "gradebook.db").read_text() == "grades of the whole class"
+    return results
+
+
+def test_the_suite_is_large_enough():
+    assert len(HOSTILE) >= 20
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_each_hostile_submission_gets_its_verdict(verdicts, name):
+    _, _, status, kind = HOSTILE[name]
+    result = verdicts[name]
+    assert result.status == status, [(d.kind, d.message) for d in result.diagnostics]
+    if kind:
+        assert kind in {d.kind for d in result.diagnostics}, [(d.kind, d.message) for d in result.diagnostics]
