@@ -1,0 +1,119 @@
+"""The real nbgrader pipeline on a synthetic class, and `triton-course grade` agreeing with it."""
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.nbgrader import init_course, source_notebook
+
+from conftest import BUGS, ROOT
+
+pytestmark = pytest.mark.slow
+SEED = 9173
+ASSIGNMENT = {"ps1": ["vector_add", "strided_views"]}
+NOTEBOOKS = {"vector_add": "01_vector_add.ipynb", "strided_views": "03_strided_views.ipynb"}
+
+
+def kernel_of(path):
+    text = Path(path).read_text()
+    return text[text.index("@triton.jit"):]
+
+
+SOLUTIONS = {pid: kernel_of(ROOT / "solutions" / f"{pid}.py") for pid in NOTEBOOKS}
+HOSTILE_CELL = ("import os, shutil, signal\nshutil.rmtree('..', ignore_errors=True)\nos.remove('gradebook.db')\n"
+                "os.kill(os.getppid(), signal.SIGKILL)\nos._exit(1)")
+# student: (kernel per puzzle or None for the released skeleton, extra cell, expected points per puzzle)
+CLASS = {
+    "complete": (SOLUTIONS, None, {"vector_add": 10, "strided_views": 15}),
+    "partial": ({"vector_add": SOLUTIONS["vector_add"],
+                 "strided_views": kernel_of(BUGS / "strided_views" / "assumes_contiguous.py")}, None,
+                {"vector_add": 10, "strided_views": 5}),
+    "buggy": ({"vector_add": kernel_of(BUGS / "vector_add" / "less_or_equal.py"),
+               "strided_views": kernel_of(BUGS / "strided_views" / "no_mask.py")}, None,
+              {"vector_add": 0, "strided_views": 0}),
+    "skeleton": ({}, None, {"vector_add": 0, "strided_views": 0}),
+    "hostile": (SOLUTIONS, HOSTILE_CELL, {"vector_add": 10, "strided_views": 15}),
+}
+
+
+def nbgrader(course_dir, *args):
+    # nbgrader runs the `alembic` command of its environment to create the gradebook: the venv's bin on PATH.
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    result = subprocess.run([str(Path(bin_dir) / "nbgrader"), *args], cwd=course_dir, capture_output=True, text=True,
+                            env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def graded_class(course, tmp_path_factory):
+    course_dir = tmp_path_factory.mktemp("nbgrader-course")
+    init_course(course_dir, course, ASSIGNMENT, SEED)
+    nbgrader(course_dir, "generate_assignment", "ps1")
+    for student, (kernels, extra, _) in CLASS.items():
+        target = course_dir / "submitted" / student / "ps1"
+        target.mkdir(parents=True)
+        for puzzle_id, name in NOTEBOOKS.items():
+            notebook = nbformat.read(course_dir / "release" / "ps1" / name, as_version=4)
+            for cell in notebook.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == f"kernel_{puzzle_id}" and puzzle_id in kernels:
+                    cell.source = kernels[puzzle_id]
+            if extra:
+                notebook.cells.insert(1, nbformat.v4.new_code_cell(extra))
+            nbformat.write(notebook, target / name)
+    nbgrader(course_dir, "autograde", "ps1")
+    nbgrader(course_dir, "generate_feedback", "ps1")
+    nbgrader(course_dir, "export")
+    return course_dir
+
+
+def test_every_student_gets_the_expected_score(graded_class):
+    with open(graded_class / "grades.csv") as handle:
+        scores = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+    assert scores == {student: float(sum(points.values())) for student, (_, _, points) in CLASS.items()}
+    assert (graded_class / "gradebook.db").exists(), "the hostile student's cell never ran"
+
+
+def test_feedback_exists_and_hides_the_hidden_cases(graded_class):
+    for student in CLASS:
+        for name in NOTEBOOKS.values():
+            html = (graded_class / "feedback" / student / "ps1" / name.replace(".ipynb", ".html")).read_text()
+            if student == "skeleton":
+                assert "This is still the skeleton" in html
+            else:
+                assert "hidden case 1" in html
+            assert str(SEED) not in html and "hidden_seed" not in html and "course.yml" not in html
+    partial = (graded_class / "feedback" / "partial" / "ps1" / "03_strided_views.html").read_text()
+    assert "Every contiguous case passes but these layouts fail" in partial
+
+
+def test_the_release_hides_the_solution_and_keeps_the_test_cell_locked(graded_class, course):
+    released = nbformat.read(graded_class / "release" / "ps1" / "01_vector_add.ipynb", as_version=4)
+    kernel = next(c for c in released.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    assert "raise NotImplementedError()" in kernel.source and "tl.load" not in kernel.source
+    test = next(c for c in released.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    assert test.source == 'grade("vector_add", add_kernel)'
+    assert test.metadata.nbgrader["locked"] and test.metadata.nbgrader["points"] == 10
+    source = source_notebook(course.puzzle("vector_add"))
+    assert "### BEGIN SOLUTION" in next(c.source for c in source.cells if "skeleton" in c.metadata.get("tags", []))
+
+
+def test_triton_course_grade_agrees_with_nbgrader(graded_class, tmp_path):
+    out = tmp_path / "grades.csv"
+    command = [sys.executable, "-m", "grader.cli", "grade", str(graded_class / "submitted"), "--out", str(out),
+               "--assignment", "ps1", "--hidden-seed", str(SEED), "--puzzle", "vector_add", "--puzzle", "strided_views"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    with open(out) as handle:
+        ours = {row["student"]: float(row["points"]) for row in csv.DictReader(handle)}
+    with open(graded_class / "grades.csv") as handle:
+        theirs = {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
+    assert ours == theirs
+    report = json.loads((tmp_path / "grades_feedback" / "partial.json").read_text())
+    assert [p["points"] for p in report["puzzles"]] == [10, 5]
