@@ -31,16 +31,12 @@ class KernelSource:
     """A kernel as the worker runs it: a module of the submission's imports, constants and @jit functions."""
     kernel: str
     module: str
-    origins: list  # per module line: (file label, cell number or None, line) or None for lines the grader added
-    path: str = None  # the file it came from
+    origins: list  # per module line: where the student wrote it ("a.ipynb cell 3, line 5"), None if added
 
     def describe_line(self, line):
         """Where a line of the module was written: 'notebook.ipynb cell 3, line 5'."""
         origin = self.origins[line - 1] if line and 0 < line <= len(self.origins) else None
-        if origin is None:
-            return f"line {line} of the kernel module"
-        label, cell, original = origin
-        return f"{label} cell {cell}, line {original}" if cell else f"{label} line {original}"
+        return origin or f"line {line} of the kernel module"
 
     def line_text(self, line):
         lines = self.module.splitlines()
@@ -199,7 +195,8 @@ def _parse(file, text, cell):
 
 def _snippet(node, lines, label, cell):
     def span(first, last):
-        return lines[first - 1:last], [(label, cell, n) for n in range(first, last + 1)]
+        where = f"{label} cell {cell}, line " if cell else f"{label} line "
+        return lines[first - 1:last], [f"{where}{n}" for n in range(first, last + 1)]
 
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
@@ -251,7 +248,7 @@ def _module(file, kernel):
     for snippet in functions.values():
         lines += ["", "@triton.jit"] + snippet.lines
         origins += [None, None] + snippet.origins
-    return KernelSource(kernel, "\n".join(lines) + "\n", origins, str(file.path))
+    return KernelSource(kernel, "\n".join(lines) + "\n", origins)
 
 
 def source_of_object(kernel, name):
@@ -285,7 +282,7 @@ def source_of_object(kernel, name):
         def_line = ast.parse(text).body[0].lineno  # the decorators come before it
         body = text.splitlines()[def_line - 1:]
         lines += ["", "@triton.jit"] + body
-        origins += [None, None] + [("your notebook", None, first_line + def_line - 1 + i) for i in range(len(body))]
+        origins += [None, None] + [f"line {i + 1} of {global_name}" for i in range(len(body))]
     if fn.__name__ != name:  # graded under the puzzle's name, whatever the notebook called it
         lines.append(f"{name} = {fn.__name__}")
         origins.append(None)
