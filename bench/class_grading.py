@@ -31,11 +31,13 @@ def run(command, cwd):
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
     # A wrapper process of its own, so that the peak it reports is this command's alone.
-    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
+    wrapper = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "if done.returncode: sys.exit(done.stdout[-3000:] + done.stderr[-3000:])\n"
                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", wrapper, *command], cwd=cwd, env=env, check=True,
-                            capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-c", wrapper, *command], cwd=cwd, env=env, capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
     return time.perf_counter() - start, int(result.stdout.split()[-1]) / 1024
 
 

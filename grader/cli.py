@@ -36,6 +36,18 @@ def main(argv=None):
     init.add_argument("--assignment", action="append", metavar="NAME=ID,ID",
                       help="an assignment and its puzzles (repeatable; default: one assignment per puzzle)")
     init.add_argument("--seed", type=int, default=0, help="seed of the hidden cases used when autograding")
+    bench = commands.add_parser("bench", help="compile, verify and time kernels on a CUDA GPU")
+    bench.add_argument("path")
+    bench.add_argument("--puzzle", action="append", metavar="ID", help="bench only this puzzle (repeatable)")
+    bench.add_argument("--out", required=True, help="the results JSON (what the leaderboard reads)")
+    bench.add_argument("--student", help="the name on the leaderboard (default: the file or folder name)")
+    inspect = commands.add_parser("inspect", help="show the IR, PTX and resources of a kernel, without a GPU")
+    inspect.add_argument("path")
+    inspect.add_argument("--puzzle", required=True, metavar="ID")
+    inspect.add_argument("--target", default="sm_90", choices=["sm_80", "sm_90"])
+    leaderboard = commands.add_parser("leaderboard", help="a static page ranking bench results")
+    leaderboard.add_argument("results", nargs="+", help="results JSON files written by `triton-course bench`")
+    leaderboard.add_argument("--out", required=True, help="the directory of the page")
     args = parser.parse_args(argv)
     if args.command == "doctor":
         return _doctor()
@@ -47,6 +59,12 @@ def main(argv=None):
             return _grade(course, args)
         if args.command == "nbgrader":
             return _nbgrader_init(course, args)
+        if args.command == "bench":
+            return _bench(course, args)
+        if args.command == "inspect":
+            return _inspect(course, args)
+        if args.command == "leaderboard":
+            return _leaderboard(args)
         return _check(course, args)
     except (CourseError, SubmissionError) as error:
         if getattr(args, "json", False):
@@ -110,6 +128,41 @@ def _nbgrader_init(course, args):
     for name, puzzle_ids in written.items():
         print(f"source/{name}: {', '.join(puzzle_ids)}")
     print(f"{args.directory}/nbgrader_config.py written. Next: cd {args.directory} && nbgrader generate_assignment NAME")
+    return EXIT_PASS
+
+
+def _bench(course, args):
+    from .bench import bench_submission, write_results
+    results = bench_submission(course, args.path, args.puzzle, student=args.student)
+    write_results(results, args.out)
+    for puzzle in results["puzzles"]:
+        line = f"{puzzle['id']:18} {puzzle['status']:12}"
+        for timing in puzzle.get("timings", []):
+            rate = f"{timing['tflops']:.1f} TFLOP/s" if "tflops" in timing else f"{timing['gbps']:.0f} GB/s"
+            line += (f" | {timing['sizes']}: {timing['time_s'] * 1e3:.3f} ms, {rate}, {100 * timing['fraction']:.0f}%"
+                     f" of the roofline, {timing['speedup']:.2f}x PyTorch")
+        print(line + (f" | {puzzle['reason']}" if puzzle.get("reason") else ""))
+    print(f"results: {args.out}")
+    return EXIT_PASS if all(p["status"] in ("pass", "no_benchmark") for p in results["puzzles"]) else EXIT_FAIL
+
+
+def _inspect(course, args):
+    from .inspection import inspect_kernel
+    try:
+        course.puzzle(args.puzzle)
+    except KeyError as error:
+        raise SubmissionError(error.args[0]) from None
+    print(inspect_kernel(course, args.path, args.puzzle, int(args.target.removeprefix("sm_"))))
+    return EXIT_PASS
+
+
+def _leaderboard(args):
+    from .leaderboard import load_results, write_leaderboard
+    try:
+        results = load_results(args.results)
+    except (OSError, ValueError) as error:
+        raise SubmissionError(f"cannot read the results: {error}") from None
+    print(f"leaderboard: {write_leaderboard(results, args.out)}")
     return EXIT_PASS
 
 

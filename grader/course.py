@@ -20,7 +20,8 @@ LAYOUTS = {  # how a case lays out the tensors marked strided, and how reports n
     "padded_rows": "rows of a wider parent, parent[..., :N]",
 }
 ORDERS = ("sequential", "shuffled")
-EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max,
+                       "next_power_of_2": lambda n: 1 << max(0, int(n) - 1).bit_length()}
 
 
 class CourseError(Exception):
@@ -85,6 +86,18 @@ def _torch():
 
 
 @dataclass(frozen=True)
+class Benchmark:
+    """How the GPU stage times a puzzle: sizes past the L2 cache, the work done, the PyTorch baseline."""
+    sizes: tuple  # {size symbol: value} per timed shape
+    dtype: str
+    config: dict  # block -> Expression (of the sizes), and num_warps, num_stages: the default launch
+    bytes: object  # Expression: bytes a kernel must move at least (None: compute-bound puzzles)
+    flops: object  # Expression: floating-point operations (None: memory-bound puzzles)
+    baseline_source: str
+    baseline: object  # PyTorch function of the inputs, in their own dtype, on the GPU
+
+
+@dataclass(frozen=True)
 class Puzzle:
     id: str
     title: str
@@ -103,6 +116,7 @@ class Puzzle:
     tolerances: dict  # dtype -> Tolerance
     load_budget: dict  # tensor name -> Expression: the most elements a correct kernel loads from it
     groups: dict  # group name -> points; a group's points are earned when all of its cases pass
+    benchmark: Benchmark = None  # the GPU stage's timing, if the puzzle has one
 
     @property
     def params(self):
@@ -212,7 +226,7 @@ class _Reader:
         entry = self.mapping(entry, key_path,
                              required=("id", "title", "notebook", "solution", "points", "kernel", "tensors",
                                        "reference", "launch", "cases"),
-                             optional=("tolerance", "load_budget", "groups"))
+                             optional=("tolerance", "load_budget", "groups", "benchmark"))
         puzzle_id = entry["id"]
         if not isinstance(puzzle_id, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", puzzle_id):
             self.fail(f"{key_path}.id", f"expected lowercase letters, digits and '_', got {puzzle_id!r}")
@@ -269,7 +283,33 @@ class _Reader:
             tolerances=self.tolerances(entry.get("tolerance", {}), f"{key_path}.tolerance"),
             load_budget=self.load_budget(entry.get("load_budget", {}), f"{key_path}.load_budget", names, tensors),
             groups=groups,
+            benchmark=self.benchmark(entry.get("benchmark"), f"{key_path}.benchmark", sizes, blocks, tensors),
         )
+
+    def benchmark(self, value, key_path, sizes, blocks, tensors):
+        if value is None:
+            return None
+        value = self.mapping(value, key_path, required=("sizes", "dtype", "config", "baseline"),
+                             optional=("bytes", "flops"))
+        shapes = self.typed(value["sizes"], list, f"{key_path}.sizes", "a list of {size: value}")
+        for index, shape in enumerate(shapes):
+            shape = self.mapping(shape, f"{key_path}.sizes[{index}]", required=sizes)
+            for symbol, size in shape.items():
+                if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+                    self.fail(f"{key_path}.sizes[{index}].{symbol}", f"expected a positive integer, got {size!r}")
+        if value["dtype"] not in ("float32", "float16", "bfloat16"):
+            self.fail(f"{key_path}.dtype", f"expected float32, float16 or bfloat16, got {value['dtype']!r}")
+        config = self.mapping(value["config"], f"{key_path}.config", required=blocks,
+                              optional=("num_warps", "num_stages"))
+        names = set(sizes)
+        launch = {k: self.expression(v, names, f"{key_path}.config.{k}") for k, v in config.items()}
+        if "bytes" not in value and "flops" not in value:
+            self.fail(key_path, "give bytes (memory-bound) or flops (compute-bound): the physical floor needs one")
+        work = {k: self.expression(value[k], names | {"itemsize"}, f"{key_path}.{k}") if k in value else None
+                for k in ("bytes", "flops")}
+        baseline = self.reference(value["baseline"], f"{key_path}.baseline", tensors)
+        return Benchmark(tuple(dict(s) for s in shapes), value["dtype"], launch, work["bytes"], work["flops"],
+                         value["baseline"], baseline)
 
     def groups(self, value, key_path, points):
         if value is None:

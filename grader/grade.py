@@ -108,10 +108,10 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
 
 def _job(key, puzzle, source, cases, settings):
     return {"id": key, "kernel": source.kernel, "module": source.module, "arguments": compile_arguments(puzzle),
-            "targets": list(settings.compile_targets), "cases": [_case_payload(puzzle, case) for case in cases]}
+            "targets": list(settings.compile_targets), "cases": [case_payload(puzzle, case) for case in cases]}
 
 
-def _case_payload(puzzle, case):
+def case_payload(puzzle, case):
     buffers = {name: {"parent": b.parent, "views": b.views} for name, b in case.buffers.items()}
     launches = []
     for launch_index, plan in enumerate(case.launches):
@@ -153,8 +153,8 @@ def _compile_message(source, problem):
 
 
 def _case_result(puzzle, index, source, runs, seed, settings):
-    diagnostics = _run_diagnostics(puzzle, index, source, runs[0], seed, settings)
-    if diagnostics and len(runs) > 1 and not _run_diagnostics(puzzle, index, source, runs[1], seed, settings):
+    diagnostics = run_diagnostics(puzzle, index, source, runs[0], seed, settings)
+    if diagnostics and len(runs) > 1 and not run_diagnostics(puzzle, index, source, runs[1], seed, settings):
         diagnostics.insert(0, Diagnostic("order_dependent", (
             "This case passes when programs run in order 0, 1, 2, ... but fails in a shuffled order. On a GPU "
             "programs run in any order and at the same time: no program may depend on another one having "
@@ -163,7 +163,7 @@ def _case_result(puzzle, index, source, runs, seed, settings):
     return CaseResult(case.name, case.describe(), "fail" if diagnostics else "pass", diagnostics)
 
 
-def _run_diagnostics(puzzle, index, source, run, seed, settings):
+def run_diagnostics(puzzle, index, source, run, seed, settings):
     case = make_case(puzzle, index, seed)
     error = run["error"]
     if error is not None:

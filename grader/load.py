@@ -32,6 +32,7 @@ class KernelSource:
     kernel: str
     module: str
     origins: list  # per module line: where the student wrote it ("a.ipynb cell 3, line 5"), None if added
+    configs: list = None  # the kernel's @triton.autotune configs, as data, for the GPU stage
 
     def describe_line(self, line):
         """Where a line of the module was written: 'notebook.ipynb cell 3, line 5'."""
@@ -60,6 +61,7 @@ class _Snippet:
     origins: list
     decorators: tuple = ()
     params: tuple = ()
+    configs: list = None
 
 
 @dataclass
@@ -205,12 +207,43 @@ def _snippet(node, lines, label, cell):
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
             and _is_constant(node.value):
         return _Snippet("constant", node.targets[0].id, *span(node.lineno, node.end_lineno))
+    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
+            and _is_constant(node.value):  # LOG2E: tl.constexpr = 1.4426950408889634
+        return _Snippet("constant", node.target.id, *span(node.lineno, node.end_lineno))
     elif isinstance(node, ast.FunctionDef):
         decorators = tuple(_decorator_name(d) for d in node.decorator_list)
         if not decorators or all(d in JIT_DECORATORS + WRAPPING_DECORATORS for d in decorators):
             body, origins = span(node.lineno, node.end_lineno)  # from `def`: the decorators are replaced
-            return _Snippet("function", node.name, body, origins, decorators, tuple(a.arg for a in node.args.args))
+            return _Snippet("function", node.name, body, origins, decorators, tuple(a.arg for a in node.args.args),
+                            _autotune_configs(node))
     return None
+
+
+def _autotune_configs(function):
+    """The configs of an @triton.autotune decorator, read as data: [{"kwargs", "num_warps", "num_stages"}].
+
+    Only literal configs can be read without running the student's code; anything else is reported as such.
+    """
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and _decorator_name(decorator) == "autotune":
+            configs = next((k.value for k in decorator.keywords if k.arg == "configs"),
+                           decorator.args[0] if decorator.args else None)
+            if not isinstance(configs, (ast.List, ast.Tuple)):
+                return [{"error": "configs is not a literal list of triton.Config(...)"}]
+            return [_config(node) for node in configs.elts]
+    return None
+
+
+def _config(node):
+    try:
+        if not (isinstance(node, ast.Call) and _decorator_name(node) == "Config"):
+            raise ValueError("not a triton.Config(...)")
+        kwargs = ast.literal_eval(node.args[0] if node.args else next(k.value for k in node.keywords
+                                                                        if k.arg == "kwargs"))
+        options = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg in ("num_warps", "num_stages")}
+        return {"kwargs": kwargs, **options}
+    except (ValueError, StopIteration, SyntaxError) as error:
+        return {"error": f"{ast.unparse(node)}: {error}"}
 
 
 def _decorator_name(node):
@@ -248,7 +281,7 @@ def _module(file, kernel):
     for snippet in functions.values():
         lines += ["", "@triton.jit"] + snippet.lines
         origins += [None, None] + snippet.origins
-    return KernelSource(kernel, "\n".join(lines) + "\n", origins)
+    return KernelSource(kernel, "\n".join(lines) + "\n", origins, functions[kernel].configs)
 
 
 def source_of_object(kernel, name):

@@ -44,11 +44,12 @@ def sandbox_kind():
 _SANDBOX = None
 
 
-def command(argv, scratch, hidden=()):
-    """The argv that runs `argv` sandboxed, writing only to `scratch`."""
+def command(argv, scratch, hidden=(), gpu=False):
+    """The argv that runs `argv` sandboxed, writing only to `scratch` (and using the GPUs if `gpu`)."""
     if sandbox_kind() != "bubblewrap":
         return argv
-    wrapped = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    devices = ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
+    wrapped = ["bwrap", "--ro-bind", "/", "/", *devices, "--proc", "/proc", "--tmpfs", "/tmp",
                "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent", "--new-session",
                "--chdir", str(scratch)]
     for path in [GRADER_ROOT / "solutions", *hidden]:
@@ -73,7 +74,7 @@ def environment(scratch):
 def _limits(memory_bytes, cpu_seconds, file_bytes):
     def apply():
         os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))  # RLIM_INFINITY for CUDA's address space
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -83,13 +84,13 @@ def _limits(memory_bytes, cpu_seconds, file_bytes):
 class Child:
     """A running worker whose output is drained into a capped buffer."""
 
-    def __init__(self, argv, scratch, settings, hidden=()):
+    def __init__(self, argv, scratch, settings, hidden=(), gpu=False):
         self.cap = settings.output_cap_bytes
         self.memory_limit = settings.memory_limit_bytes
         self.output = bytearray()
         self.truncated = False
         self.process = subprocess.Popen(
-            command(argv, scratch, hidden), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            command(argv, scratch, hidden, gpu), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, env=environment(scratch), cwd=scratch,
             preexec_fn=_limits(settings.memory_limit_bytes, settings.cpu_limit_s, settings.file_limit_bytes))
         self.reader = threading.Thread(target=self._drain, daemon=True)
@@ -134,7 +135,7 @@ class Child:
         return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
-def run_worker(request, results, scratch, settings, puzzle_ids, hidden=()):
+def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.worker", gpu=False):
     """Run the worker until every puzzle has a result file or an Ending; returns {puzzle id: Ending}.
 
     A puzzle that hangs, crashes or exhausts memory gets its Ending, and a fresh worker takes up the rest.
@@ -144,7 +145,7 @@ def run_worker(request, results, scratch, settings, puzzle_ids, hidden=()):
         pending = [p for p in puzzle_ids if not (results / f"{p}.pt").exists() and p not in endings]
         if not pending:
             return endings
-        child = Child([sys.executable, "-m", "grader.worker", str(request), str(results)], scratch, settings, hidden)
+        child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
         last_progress = time.monotonic()
         done = set()
         while child.poll() is None:

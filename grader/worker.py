@@ -36,9 +36,14 @@ def import_module(source, directory, name):
     return module, path
 
 
+def module_name(key):
+    """A module name for a job's kernel module (job keys may hold any character)."""
+    return "kernel_" + re.sub(r"\W", "_", key)
+
+
 def run_puzzle(job, directory):
     """Compile the job's kernel; if it compiles, run every case. Returns plain data (tensors, numbers, strings)."""
-    module, path = import_module(job["module"], directory, "kernel_" + re.sub(r"\W", "_", job["id"]))
+    module, path = import_module(job["module"], directory, module_name(job["id"]))
     problems = compile_problems(path, job["kernel"], job["arguments"], job["targets"])
     if problems:
         return {"compile": problems, "cases": []}

@@ -1,0 +1,127 @@
+"""`triton-course leaderboard`: a static page ranking students by their kernels' speed on the GPU.
+
+Per puzzle a sortable table of students with their figures, and a chart of each student's fraction of the
+GPU's measured copy bandwidth or matmul rate; overall, a ranking by the geometric mean of the speed-ups
+over PyTorch. A submission rejected or failed by the GPU stage is listed with its reason and not ranked.
+"""
+import html
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (after choosing the non-interactive backend)
+
+
+def load_results(paths):
+    return [json.loads(Path(p).read_text()) for p in paths]
+
+
+def ranking(results):
+    """[(student, geometric mean speed-up, puzzles passed)] best first; students with no passing puzzle last."""
+    rows = []
+    for result in results:
+        speedups = [t["speedup"] for p in result["puzzles"] if p["status"] == "pass" for t in p["timings"]]
+        mean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
+        rows.append((result["student"], mean, sum(p["status"] == "pass" for p in result["puzzles"])))
+    return sorted(rows, key=lambda row: (row[1] is None, -(row[1] or 0), row[0]))
+
+
+def write_leaderboard(results, out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    puzzles = list(dict.fromkeys(p["id"] for r in results for p in r["puzzles"] if p["status"] != "no_benchmark"))
+    titles = {p["id"]: p["title"] for r in results for p in r["puzzles"]}
+    sections = [_overall(results)] + [_puzzle_section(results, pid, titles[pid], out) for pid in puzzles]
+    devices = sorted({f"{r['device']['name']} (driver {r['device']['driver']}, CUDA {r['device']['cuda']}, "
+                      f"torch {r['device']['torch']}, triton {r['device']['triton']})" for r in results if r["device"]})
+    page = PAGE.format(devices=html.escape("; ".join(devices) or "no GPU results"), sections="\n".join(sections))
+    (out / "index.html").write_text(page)
+    return out / "index.html"
+
+
+def _overall(results):
+    rows = []
+    for rank, (student, mean, passed) in enumerate(ranking(results), start=1):
+        value = f"{mean:.2f}x" if mean else "not ranked"
+        rows.append(f'<tr><td data-value="{rank}">{rank}</td><td>{html.escape(student)}</td>'
+                    f'<td data-value="{mean or 0}">{value}</td><td data-value="{passed}">{passed}</td></tr>')
+    return ('<section><h2>Overall: geometric mean of the speed-ups over PyTorch</h2>'
+            '<table class="sortable" id="overall"><thead><tr><th>rank</th><th>student</th><th>speed-up</th>'
+            f'<th>puzzles passed</th></tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _puzzle_section(results, puzzle_id, title, out):
+    rows, chart = [], []
+    for result in results:
+        entry = next((p for p in result["puzzles"] if p["id"] == puzzle_id), None)
+        if entry is None:
+            continue
+        student = html.escape(result["student"])
+        if entry["status"] != "pass":
+            rows.append(f'<tr class="{entry["status"]}"><td>{student}</td><td data-value="-1">{entry["status"]}</td>'
+                        f'<td colspan="4">{html.escape(entry.get("reason", ""))}</td></tr>')
+            continue
+        first = entry["timings"][0]
+        rate = f'{first["tflops"]:.1f} TFLOP/s' if "tflops" in first else f'{first["gbps"]:.0f} GB/s'
+        speedup = math.exp(sum(math.log(t["speedup"]) for t in entry["timings"]) / len(entry["timings"]))
+        rows.append(f'<tr class="pass"><td>{student}</td><td data-value="1">pass</td>'
+                    f'<td data-value="{first["time_s"]}">{first["time_s"] * 1e3:.3f} ms</td>'
+                    f'<td data-value="{first.get("tflops", first.get("gbps", 0))}">{rate}</td>'
+                    f'<td data-value="{first["fraction"]}">{100 * first["fraction"]:.0f}%</td>'
+                    f'<td data-value="{speedup}">{speedup:.2f}x</td></tr>')
+        chart.append((result["student"], first["fraction"]))
+    image = ""
+    if chart:
+        figure, axes = plt.subplots(figsize=(6, 0.4 * len(chart) + 1.2))
+        axes.barh([c[0] for c in chart], [100 * c[1] for c in chart], color="tab:blue")
+        axes.axvline(100, color="black", linewidth=0.8)
+        axes.set_xlabel("% of the GPU's measured copy bandwidth or matmul rate (first size)")
+        axes.invert_yaxis()
+        figure.tight_layout()
+        figure.savefig(out / f"{puzzle_id}.png", dpi=80)
+        plt.close(figure)
+        image = f'<img src="{puzzle_id}.png" alt="fraction of the roofline, {html.escape(title)}">'
+    return (f'<section><h2>{html.escape(title)}</h2><table class="sortable" id="{puzzle_id}"><thead><tr>'
+            '<th>student</th><th>status</th><th>time</th><th>rate</th><th>of roofline</th><th>speed-up</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table>{image}</section>')
+
+
+PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Triton puzzles leaderboard</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; }}
+table {{ border-collapse: collapse; margin-bottom: 1em; }}
+th, td {{ border: 1px solid #ccc; padding: 4px 10px; text-align: right; }}
+th {{ cursor: pointer; background: #eee; }}
+tr.rejected td, tr.fail td, tr.error td {{ color: #a00; }}
+</style></head>
+<body>
+<h1>Triton puzzles leaderboard</h1>
+<p>Measured on {devices}. Times are medians of calls on fresh inputs with the L2 cache flushed, each output
+rechecked; the speed-up is over PyTorch timed in the same run. Click a column to sort.</p>
+{sections}
+<script>
+document.querySelectorAll("table.sortable th").forEach((header, column) => {{
+  header.addEventListener("click", () => {{
+    const body = header.closest("table").tBodies[0];
+    const ascending = header.dataset.order !== "asc";
+    header.dataset.order = ascending ? "asc" : "desc";
+    const key = row => {{
+      const cell = row.cells[column];
+      if (!cell) return "";
+      const value = cell.dataset.value;
+      return value === undefined ? cell.textContent : parseFloat(value);
+    }};
+    [...body.rows].sort((a, b) => {{
+      const x = key(a), y = key(b);
+      const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+      return ascending ? order : -order;
+    }}).forEach(row => body.appendChild(row));
+  }});
+}});
+</script>
+</body></html>
+"""

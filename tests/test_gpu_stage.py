@@ -1,0 +1,140 @@
+"""The GPU stage: configuration checks, the physical floor, the ranking and the page on the CPU; on a GPU,
+the reference kernels and submissions that try the leaderboard tricks (skipped where there is no GPU)."""
+import json
+import math
+import textwrap
+
+import pytest
+import torch
+
+from grader.bench import bench_submission, rates, validate_configs
+from grader.leaderboard import ranking, write_leaderboard
+from grader.load import load_submission
+from grader.timing import floor_seconds, peaks, summary
+
+from conftest import ROOT
+
+needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run through the device)")
+
+
+def test_autotune_configs_are_read_without_running_the_code(course):
+    source = load_submission(ROOT / "solutions" / "matmul.py", course, ["matmul"])["matmul"].source
+    assert source.configs[0] == {"kwargs": {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, "num_warps": 8,
+                                 "num_stages": 3}
+    valid, problems = validate_configs(course.puzzle("matmul"), source.configs)
+    assert valid == source.configs and problems == []
+
+
+@pytest.mark.parametrize("config,message", [
+    ({"kwargs": {"BLOCK": 128}}, "the configurable parameters are BLOCK_SIZE"),
+    ({"kwargs": {"BLOCK_SIZE": 100}}, "powers of 2"),
+    ({"kwargs": {"BLOCK_SIZE": 128}, "num_warps": 3}, "num_warps is one of"),
+    ({"kwargs": {"BLOCK_SIZE": 128}, "num_stages": 20}, "num_stages is between 1 and 8"),
+    ({"error": "triton.Config(make()): not literal"}, "not literal"),
+])
+def test_invalid_configurations_are_refused(course, config, message):
+    valid, problems = validate_configs(course.puzzle("vector_add"), [config])
+    assert valid == [] and message in problems[0]
+
+
+def test_the_physical_floor():
+    h100 = peaks("NVIDIA H100 80GB HBM3", {})
+    assert floor_seconds(3.35e12, None, "float32", h100) == pytest.approx(1.0)
+    assert floor_seconds(None, 989e12, "float16", h100) == pytest.approx(1.0)
+    unknown = peaks("Some GPU", {"copy_bandwidth": 1e12, "matmul_rate": 100e12})
+    assert unknown["bandwidth"] == 1.25e12
+
+
+def test_summary_gives_median_and_spread():
+    stats = summary([1.0, 1.1, 0.9, 1.0, 5.0])
+    assert stats["median"] == 1.0 and stats["calls"] == 5 and stats["spread"] > 0
+
+
+def _result(student, speedups, status="pass"):
+    puzzles = [{"id": "vector_add", "title": "Vector add", "status": status, "reason": "the kernel changed its inputs",
+                "timings": [{"sizes": {"N": 1}, "time_s": 1e-3 / s, "speedup": s, "bytes": 1e9, "flops": None,
+                             "spread": 0.01, "calls": 10, "baseline_time_s": 1e-3} for s in speedups]}]
+    result = {"student": student, "device": {"name": "NVIDIA H100", "driver": "1", "cuda": "13", "torch": "2.11",
+                                             "triton": "3.6", "copy_bandwidth": 3e12, "matmul_rate": 8e14},
+              "puzzles": puzzles}
+    for puzzle in puzzles:
+        rates(puzzle, result["device"])
+    return result
+
+
+def test_ranking_by_geometric_mean_of_speedups():
+    results = [_result("ada", [1.0, 4.0]), _result("bob", [3.0]), _result("cy", [9.0], status="rejected")]
+    assert [(s, round(m, 6) if m else m, n) for s, m, n in ranking(results)] == [
+        ("bob", 3.0, 1), ("ada", 2.0, 1), ("cy", None, 0)]
+
+
+def test_the_page_lists_students_figures_and_reasons(tmp_path):
+    results = [_result("ada", [1.0, 4.0]), _result("cy", [9.0], status="rejected")]
+    page = write_leaderboard(results, tmp_path).read_text()
+    assert "ada" in page and "2.00x" in page and "the kernel changed its inputs" in page
+    assert (tmp_path / "vector_add.png").exists()
+
+
+@needs_gpu
+def test_the_reference_solutions_pass_on_the_gpu(course, tmp_path):
+    results = bench_submission(course, ROOT / "solutions", ["vector_add", "softmax"])
+    for puzzle in results["puzzles"]:
+        assert puzzle["status"] == "pass", puzzle
+        rates(puzzle, results["device"])
+        assert all(0.2 < t["fraction"] < 1.2 and t["speedup"] > 0.5 for t in puzzle["timings"]), puzzle
+
+
+CHEATS = {
+    "calls PyTorch instead of a kernel": ("vector_add", '''
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE):
+            out_ptr.copy_(x_ptr + y_ptr)
+        ''', "error", "plain Python function"),
+    "zeroes its inputs": ("vector_add", '''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            mask = offsets < n_elements
+            x = tl.load(x_ptr + offsets, mask=mask)
+            y = tl.load(y_ptr + offsets, mask=mask)
+            tl.store(out_ptr + offsets, x + y, mask=mask)
+            tl.store(x_ptr + offsets, x * 0, mask=mask)
+        ''', "fail", "is an input but the kernel changed it"),
+    "computes in a narrower type": ("softmax", '''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def softmax_kernel(x_ptr, out_ptr, N, stride_xm, stride_om, BLOCK_N: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK_N)
+            x = tl.load(x_ptr + row * stride_xm + cols, mask=cols < N, other=float("-inf")).to(tl.float16)
+            numerator = tl.exp((x - tl.max(x, axis=0)).to(tl.float32)).to(tl.float16)
+            tl.store(out_ptr + row * stride_om + cols, numerator / tl.sum(numerator, axis=0), mask=cols < N)
+        ''', None, None),
+    "caches outputs, uses another stream and patches the timer": ("vector_add", '''
+        import torch
+        CACHE = {}
+        STREAM = torch.cuda.Stream()
+        torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
+        ''' + (ROOT / "solutions" / "vector_add.py").read_text(), "pass", None),
+}
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", list(CHEATS))
+def test_leaderboard_tricks_are_rejected_or_have_no_effect(course, tmp_path, name):
+    puzzle_id, source, status, evidence = CHEATS[name]
+    path = tmp_path / f"{puzzle_id}.py"
+    path.write_text(textwrap.dedent(source))
+    result = bench_submission(course, path, [puzzle_id])["puzzles"][0]
+    if status is None:  # a narrower type: wrong at the edge cases or on a rechecked output
+        assert result["status"] in ("fail", "rejected"), result
+    else:
+        assert result["status"] == status, result
+    if evidence:
+        assert evidence in json.dumps(result)
+    if result["status"] == "pass":  # the host-side tricks never ran: honest times, above the floor
+        assert all(t["time_s"] > 1e-5 and math.isfinite(t["speedup"]) for t in result["timings"])
