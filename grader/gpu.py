@@ -42,8 +42,8 @@ def measure_device():
     matmul = 2 * 8192 ** 3 / best_of(lambda: a @ a)
     import triton
     properties = torch.cuda.get_device_properties(0)
-    return {"name": properties.name, "driver": _driver(), "cuda": torch.version.cuda, "torch": torch.__version__,
-            "triton": triton.__version__, "copy_bandwidth": copy, "matmul_rate": matmul,
+    return {"name": properties.name, "driver": _driver(), "cuda": str(torch.version.cuda), "torch": str(torch.__version__),
+            "triton": str(triton.__version__), "copy_bandwidth": copy, "matmul_rate": matmul,
             "l2_bytes": getattr(properties, "L2_cache_size", 0)}
 
 
