@@ -114,12 +114,12 @@ CHEATS = {
             numerator = tl.exp((x - tl.max(x, axis=0)).to(tl.float32)).to(tl.float16)
             tl.store(out_ptr + row * stride_om + cols, numerator / tl.sum(numerator, axis=0), mask=cols < N)
         ''', None, None),
-    "caches outputs, uses another stream and patches the timer": ("vector_add", '''
+    "caches outputs, uses another stream and patches the timer": ("vector_add", textwrap.dedent('''
         import torch
         CACHE = {}
         STREAM = torch.cuda.Stream()
         torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
-        ''' + (ROOT / "solutions" / "vector_add.py").read_text(), "pass", None),
+        ''') + (ROOT / "solutions" / "vector_add.py").read_text(), "pass", None),
 }
 
 
