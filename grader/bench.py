@@ -16,7 +16,7 @@ from .cases import make_case
 from .grade import case_payload, run_diagnostics
 from .load import SubmissionError, load_submission
 from .sandbox import run_worker
-from .settings import DEFAULT, Tolerance
+from .settings import DEFAULT
 
 NUM_WARPS = (1, 2, 4, 8, 16)
 
@@ -66,7 +66,7 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
                 results.append({**entry, "status": "error", "reason": "invalid tuning configuration: "
                                 + "; ".join(problems)})
                 continue
-            cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
+            cases = [make_case(puzzle, i) for i in verification_cases(puzzle)]
             verification[puzzle_id] = item.source
             jobs[puzzle_id] = {"id": puzzle_id, "puzzle": puzzle_id, "course": str(course.path), "kernel": puzzle.kernel,
                                "module": item.source.module, "configs": configs or [{}],
@@ -97,13 +97,19 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
     return {"student": student or Path(path).stem, "device": device, "puzzles": results}
 
 
+def verification_cases(puzzle):
+    """The indices of the puzzle's cases verified on the GPU: those in the benchmark's dtype.
+
+    The CPU stage holds every case to its dtype; on a GPU, tl.dot multiplies float32 in TF32, so a float32
+    case of a float16 benchmark would test the hardware's precision rather than the kernel.
+    """
+    same = [i for i, case in enumerate(puzzle.cases) if case.dtype == puzzle.benchmark.dtype]
+    return same or list(range(len(puzzle.cases)))
+
+
 def _judge(puzzle, source, outcome, settings):
-    # On a GPU, tl.dot multiplies float32 in TF32 (a 10-bit mantissa): the float32 cases are held to that.
-    # The CPU stage has already held them to float32 proper.
-    tf32 = Tolerance(atol=max(puzzle.tolerances["float32"].atol, 1e-2), rtol=max(puzzle.tolerances["float32"].rtol, 1e-2))
-    puzzle = replace(puzzle, tolerances={**puzzle.tolerances, "float32": tf32})
     failures = []
-    for index, case in enumerate(outcome["cases"]):
+    for index, case in zip(verification_cases(puzzle), outcome["cases"]):
         failures += run_diagnostics(puzzle, index, source, case["runs"][0], 0, settings)
     if failures:
         return {"status": "fail", "reason": f"wrong on the GPU in case '{failures[0].case}': {failures[0].message}"}
