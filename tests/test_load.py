@@ -33,7 +33,8 @@ def test_a_syntax_error_in_the_kernel_is_an_error_with_its_cell_and_line(tmp_pat
     result = grade(notebook, puzzle="vector_add").puzzle("vector_add")
     assert result.status == "error"
     assert result.diagnostics[0].kind == "load_error"
-    assert "cell 2, line 11: SyntaxError" in result.diagnostics[0].message
+    line = SOLUTION.splitlines().index("    mask = offsets < n_elements") + 1
+    assert f"cell 2, line {line}: SyntaxError" in result.diagnostics[0].message
 
 
 def test_missing_kernel_says_what_is_expected(tmp_path, grade):
