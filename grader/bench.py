@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 from .cases import make_case
-from .grade import case_payload, run_diagnostics
+from .grade import case_payload, run_case
 from .load import SubmissionError, load_submission
 from .sandbox import run_worker
 from .settings import DEFAULT
@@ -110,7 +110,7 @@ def verification_cases(puzzle):
 def _judge(puzzle, source, outcome, settings):
     failures = []
     for index, case in zip(verification_cases(puzzle), outcome["cases"]):
-        failures += run_diagnostics(puzzle, index, source, case["runs"][0], 0, settings)
+        failures += run_case(puzzle, index, source, case["runs"][0], 0, settings)[0]
     if failures:
         return {"status": "fail", "reason": f"wrong on the GPU in case '{failures[0].case}': {failures[0].message}"}
     timings = []

@@ -35,6 +35,7 @@ class Buffer:
     positions: list  # per view: parent index of each element (int64, shaped like the view)
     original: torch.Tensor = None  # the parent before the kernel ran
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
+    readers: np.ndarray = None  # per parent element: which program loaded it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
     loads: int = 0  # elements loaded through it, every lane counted
 
@@ -125,6 +126,7 @@ def make_case(puzzle, index, seed=0):
     for buffer in case.buffers.values():
         buffer.original = buffer.parent.clone()
         buffer.writers = np.full(buffer.parent.numel(), -1, dtype=np.int64)
+        buffer.readers = np.full(buffer.parent.numel(), -1, dtype=np.int64)
     return case
 
 

@@ -75,6 +75,7 @@ def verify(kernel, case, config):
     transfer.copy_back()
     return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {},
             "writers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
+            "readers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
             "loads": {n: 0 for n in parents}}
 
 

@@ -18,6 +18,7 @@ from .course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .interpret import python_function
 from .load import load_submission, source_of_object
+from .access import memory_map
 from .memcheck import program_name
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import run_worker, sandbox_kind
@@ -56,14 +57,14 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hi
     return GradeReport(results, sandbox_kind())
 
 
-def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None):
+def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
     problem = signature_problem(puzzle, kernel)
     if problem:
         return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points,
                             diagnostics=[Diagnostic("load_error", problem)])
     return grade_sources(course, {puzzle.id: source_of_object(kernel, puzzle.kernel)}, seed, settings,
-                         puzzles={puzzle.id: puzzle})[puzzle.id]
+                         puzzles={puzzle.id: puzzle}, pictures=pictures, progress=progress)[puzzle.id]
 
 
 def signature_problem(puzzle, kernel):
@@ -81,8 +82,12 @@ def signature_problem(puzzle, kernel):
     return None
 
 
-def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None):
-    """{puzzle id: PuzzleResult} for KernelSources, run in one sandboxed worker (restarted if it dies)."""
+def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None):
+    """{puzzle id: PuzzleResult} for KernelSources, run in one sandboxed worker (restarted if it dies).
+
+    `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
+    `progress`: called with (puzzle id, cases done, cases) while the worker runs.
+    """
     puzzles = puzzles or {pid: course.puzzle(pid) for pid in sources}
     cases = {pid: [make_case(puzzles[pid], i, seed) for i in range(len(puzzles[pid].cases))] for pid in sources}
     with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
@@ -92,7 +97,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         request = scratch / "request.pt"
         torch.save({"puzzles": [_job(key, puzzles[key], sources[key], cases[key], settings) for key in sources]},
                    request)
-        endings = run_worker(request, results, scratch, settings, list(sources), hidden)
+        endings = run_worker(request, results, scratch, settings, list(sources), hidden, progress=progress)
         graded = {}
         for pid, source in sources.items():
             puzzle = puzzles[pid]
@@ -102,7 +107,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
                     Diagnostic(ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")])
                 continue
             outcome = torch.load(results / f"{pid}.pt", weights_only=True)
-            graded[pid] = _puzzle_result(puzzle, source, outcome, seed, settings)
+            graded[pid] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
     return graded
 
 
@@ -127,11 +132,11 @@ def case_payload(puzzle, case):
     return {"buffers": buffers, "launches": launches, "orders": orders}
 
 
-def _puzzle_result(puzzle, source, outcome, seed, settings):
+def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
     if outcome["compile"]:
         diagnostics = [Diagnostic("compile", _compile_message(source, problem)) for problem in outcome["compile"]]
         return PuzzleResult(puzzle.id, puzzle.title, "fail", 0, puzzle.points, diagnostics=diagnostics)
-    case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings)
+    case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings, pictures)
                     for index, runs in enumerate(outcome["cases"])]
     passed = all(r.status == "pass" for r in case_results)
     return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
@@ -152,19 +157,30 @@ def _compile_message(source, problem):
     return f"the GPU compiler ({targets}) rejects the kernel{where}{problem['message']}{hint(problem['message'])}"
 
 
-def _case_result(puzzle, index, source, runs, seed, settings):
-    diagnostics = run_diagnostics(puzzle, index, source, runs[0], seed, settings)
-    if diagnostics and len(runs) > 1 and not run_diagnostics(puzzle, index, source, runs[1], seed, settings):
+def _case_result(puzzle, index, source, runs, seed, settings, pictures):
+    diagnostics, case = run_case(puzzle, index, source, runs[0], seed, settings)
+    if diagnostics and len(runs) > 1 and not run_case(puzzle, index, source, runs[1], seed, settings)[0]:
         diagnostics.insert(0, Diagnostic("order_dependent", (
             "This case passes when programs run in order 0, 1, 2, ... but fails in a shuffled order. On a GPU "
             "programs run in any order and at the same time: no program may depend on another one having "
             "run first."), puzzle.cases[index].name))
-    case = puzzle.cases[index]
-    return CaseResult(case.name, case.describe(), "fail" if diagnostics else "pass", diagnostics)
+    spec = puzzle.cases[index]
+    memory = memory_map(case, runs[0]["error"]) if pictures and (diagnostics or pictures == "all") else None
+    return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, memory)
 
 
-def run_diagnostics(puzzle, index, source, run, seed, settings):
+def run_case(puzzle, index, source, run, seed, settings):
+    """(diagnostics, case) of one run of a case: the worker's memory put back into the case, then compared."""
     case = make_case(puzzle, index, seed)
+    for name, buffer in case.buffers.items():
+        returned = run["parents"][name]
+        if returned.shape != buffer.parent.shape or returned.dtype != buffer.parent.dtype:
+            return [Diagnostic("crash", f"the worker returned {name} with the wrong shape or dtype", case.name)], case
+        buffer.parent.copy_(returned)
+        buffer.writers = np.asarray(run["writers"][name].numpy(), dtype=np.int64)
+        buffer.readers = np.asarray(run["readers"][name].numpy(), dtype=np.int64)
+        buffer.race = tuple(run["race"][name]) if name in run["race"] else None
+        buffer.loads = int(run["loads"][name])
     error = run["error"]
     if error is not None:
         message = error["message"]
@@ -172,13 +188,5 @@ def run_diagnostics(puzzle, index, source, run, seed, settings):
             program = program_name(tuple(error["program"]), case.launches[0].dims)
             message = (f"program {program} raised at {source.describe_line(error['line'])}: "
                        f"{source.line_text(error['line'])}\n{message}{hint(message)}")
-        return [Diagnostic(error["kind"], message, case.name)]
-    for name, buffer in case.buffers.items():
-        returned = run["parents"][name]
-        if returned.shape != buffer.parent.shape or returned.dtype != buffer.parent.dtype:
-            return [Diagnostic("crash", f"the worker returned {name} with the wrong shape or dtype", case.name)]
-        buffer.parent.copy_(returned)
-        buffer.writers = np.asarray(run["writers"][name].numpy(), dtype=np.int64)
-        buffer.race = tuple(run["race"][name]) if name in run["race"] else None
-        buffer.loads = int(run["loads"][name])
-    return compare(case, settings)
+        return [Diagnostic(error["kind"], message, case.name)], case
+    return compare(case, settings), case

@@ -125,10 +125,11 @@ class MemoryChecker:
                               int((~inside).sum()), addresses.size, "")
 
     def _record(self, access, region, positions):
+        code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
         if access == "load":
             region.buffer.loads += positions.size
+            region.buffer.readers[positions] = code
             return
-        code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
         writers = region.buffer.writers
         if access == "store" and region.buffer.race is None:
             previous = writers[positions]

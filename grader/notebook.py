@@ -1,19 +1,57 @@
 """What a puzzle notebook calls: `check(puzzle_id, kernel)` grades the kernel defined in the notebook;
-`grade` is the same for an nbgrader test cell."""
+`grade` is the same for an nbgrader test cell.
+
+In a Jupyter kernel the result is HTML (feedback.py): a row per case, the diagnostics, and pictures of
+which program touched which element; elsewhere it is text.
+"""
 import warnings
 
 from .course import load_course
 from .grade import grade_kernel
 from .report import puzzle_text
 
+EARLY_PUZZLES = 3  # the puzzles whose failures always come with a picture of the memory accesses
 
-def check(puzzle_id, kernel, seed=0, course=None):
-    """Grade `kernel` on every case of the puzzle, in a sandboxed worker; print what happened, return the result."""
+
+def _display():
+    """IPython's display functions in a Jupyter kernel, or None."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import HTML, display
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return (display, HTML) if shell is not None and getattr(shell, "kernel", None) is not None else None
+
+
+def check(puzzle_id, kernel, seed=0, course=None, picture=False):
+    """Grade `kernel` on every case of the puzzle in a sandboxed worker; show what happened; return the result.
+
+    picture=True draws which program touched which element for the first case even when it passes.
+    """
     course = course or load_course()
+    puzzle = course.puzzle(puzzle_id)
+    early = [p.id for p in course.puzzles[:EARLY_PUZZLES]]
+    pictures = "all" if picture else "failures" if puzzle_id in early else None
+    shown = _display()
+    handle = None
+    if shown:
+        display, HTML = shown
+        handle = display(HTML(f"<i>checking {puzzle.title}: {len(puzzle.cases)} cases...</i>"), display_id=True)
+
+    def progress(_, done):
+        if handle:
+            handle.update(HTML(f"<i>checking {puzzle.title}: case {done} of {len(puzzle.cases)} done...</i>"))
+
     with warnings.catch_warnings():  # a test cell with anything on stderr scores 0 under nbgrader
         warnings.simplefilter("ignore")
-        result = grade_kernel(course.puzzle(puzzle_id), kernel, seed, course=course)
-    print(puzzle_text(result))
+        result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress)
+    if handle:
+        from .feedback import puzzle_html
+        handle.update(HTML(puzzle_html(result)))
+        print(puzzle_text(result).splitlines()[0])  # a line of text too: for logs, nbgrader and screen readers
+    else:
+        print(puzzle_text(result))
     return result
 
 

@@ -39,6 +39,7 @@ class CaseResult:
     description: str
     status: str  # pass | fail
     diagnostics: list = field(default_factory=list)
+    memory: dict = None  # which program loaded and stored each element (access.memory_map), for pictures
 
 
 @dataclass

@@ -135,10 +135,12 @@ class Child:
         return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
-def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.worker", gpu=False):
+def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.worker", gpu=False,
+               progress=None):
     """Run the worker until every puzzle has a result file or an Ending; returns {puzzle id: Ending}.
 
-    A puzzle that hangs, crashes or exhausts memory gets its Ending, and a fresh worker takes up the rest.
+    A puzzle that hangs (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending,
+    and a fresh worker takes up the rest. `progress(puzzle id, cases done)` follows the worker's progress.
     """
     endings = {}
     while True:
@@ -147,11 +149,15 @@ def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), modul
             return endings
         child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
         last_progress = time.monotonic()
-        done = set()
+        done, steps = set(), {}
         while child.poll() is None:
             finished = {p for p in pending if (results / f"{p}.pt").exists()}
-            if finished != done:
-                done, last_progress = finished, time.monotonic()
+            counts = {p: _read_count(results / f"{p}.progress") for p in pending}
+            if finished != done or counts != steps:
+                done, steps, last_progress = finished, counts, time.monotonic()
+                if progress:
+                    for puzzle_id, count in counts.items():
+                        progress(puzzle_id, count)
             if time.monotonic() - last_progress > settings.puzzle_timeout_s:
                 child.kill()
                 stuck = next(p for p in pending if p not in done)
@@ -167,6 +173,13 @@ def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), modul
         child.wait_output()
         # The worker skips puzzles that already have a result; the request lists the rest in order.
         _drop_finished(request, results, endings)
+
+
+def _read_count(path):
+    try:
+        return int(path.read_text() or 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def _drop_finished(request, results, endings):

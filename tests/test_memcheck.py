@@ -16,6 +16,7 @@ def buffer_of(name, parent, views, role="input"):
     positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
     buffer = Buffer(TensorSpec(name, tuple(views[0].shape), role, True), parent, list(views), positions)
     buffer.writers = np.full(parent.numel(), -1, dtype=np.int64)
+    buffer.readers = np.full(parent.numel(), -1, dtype=np.int64)
     return buffer
 
 
