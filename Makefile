@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench clean
+.PHONY: demo test test-fast lab bench clean
+LAB_PORT ?= 8888
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +16,9 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet numpy -e '.[test]'
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(INSTALLED)
 
 demo: $(INSTALLED)
@@ -23,6 +27,12 @@ demo: $(INSTALLED)
 	@echo
 	@echo "== A student's submission (notebooks and .py files) with typical mistakes =="
 	@$(BIN)/triton-course check examples/student/ || true
+
+# JupyterLab on the puzzles, kernels in Triton's interpreter (TRITON_INTERPRET=1 before anything imports triton).
+lab: $(INSTALLED)
+	@echo "Open the address below (with its token) in a browser; Ctrl+C stops JupyterLab."
+	TRITON_INTERPRET=1 $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+		--ServerApp.root_dir=$(CURDIR)/puzzles $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q
