@@ -1,4 +1,7 @@
 """Each puzzle notebook runs top to bottom in a real Jupyter kernel: the skeleton fails kindly, the solution passes."""
+import ast
+import html
+
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -9,6 +12,18 @@ import yaml
 PUZZLES = yaml.safe_load((ROOT / "course.yml").read_text())["puzzles"]
 
 pytestmark = pytest.mark.slow
+
+
+def without_autotune(source):
+    """A solution as a student would paste it: without the GPU stage's @triton.autotune (which the
+    interpreter cannot run when the cell calls the kernel with its own block size)."""
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        for decorator in getattr(node, "decorator_list", []):
+            if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "autotune":
+                for line in range(decorator.lineno - 1, decorator.end_lineno):
+                    lines[line] = ""
+    return "\n".join(lines)
 
 
 def _execute(puzzle, solution=None, forward=None):
@@ -28,29 +43,33 @@ def _outputs(notebook, tag):
     return cell.outputs
 
 
+def _check_report(notebook):
+    """(the HTML report, the line of text) of the check cell, which must write nothing else."""
+    outputs = _outputs(notebook, "check")
+    assert [o.output_type for o in outputs] == ["display_data", "stream"] and outputs[1].name == "stdout", outputs
+    return html.unescape(outputs[0].data["text/html"]), outputs[1].text
+
+
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
 def test_the_skeleton_runs_and_reports_a_failure(puzzle):
     notebook = _execute(puzzle)
-    outputs = _outputs(notebook, "check")
-    assert [o.output_type for o in outputs] == ["stream"] and outputs[0].name == "stdout", outputs
-    assert f"{puzzle['id']}: {puzzle['title']} - FAIL" in outputs[0].text
-    assert "Is the kernel body still the skeleton's `pass`?" in outputs[0].text
+    report, line = _check_report(notebook)
+    assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - FAIL")
+    assert "Is the kernel body still the skeleton's `pass`?" in report
     assert any("image/png" in o.get("data", {}) for o in _outputs(notebook, "picture"))
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
 def test_the_solution_passes_in_the_notebook(puzzle):
-    solution = (ROOT / puzzle["solution"]).read_text()
-    outputs = _outputs(_execute(puzzle, solution), "check")
-    assert [o.output_type for o in outputs] == ["stream"] and outputs[0].name == "stdout", outputs
-    assert f"{puzzle['id']}: {puzzle['title']} - PASS, {puzzle['points']}/{puzzle['points']} points" in \
-        outputs[0].text
+    solution = without_autotune((ROOT / puzzle["solution"]).read_text())
+    report, line = _check_report(_execute(puzzle, solution))
+    assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - PASS, {puzzle['points']}/{puzzle['points']} points")
+    assert report.count(">pass<") == len(puzzle["cases"])
 
 
 def test_the_backward_kernels_plug_into_autograd():
     [puzzle] = [p for p in PUZZLES if p["id"] == "softmax_backward"]
-    forward = (ROOT / "solutions" / "softmax.py").read_text()
-    forward = forward[forward.index("@triton.jit"):]  # as a student pastes it: without the GPU stage's autotuning
+    forward = without_autotune((ROOT / "solutions" / "softmax.py").read_text())
     notebook = _execute(puzzle, (ROOT / puzzle["solution"]).read_text(), forward=forward)
     [output] = _outputs(notebook, "autograd")
     difference = float(output.text.split(":")[-1])
