@@ -31,7 +31,7 @@ demo: $(INSTALLED)
 # JupyterLab on the puzzles, kernels in Triton's interpreter (TRITON_INTERPRET=1 before anything imports triton).
 lab: $(INSTALLED)
 	@echo "Open the address below (with its token) in a browser; Ctrl+C stops JupyterLab."
-	TRITON_INTERPRET=1 $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	@TRITON_INTERPRET=1 $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
 		--ServerApp.root_dir=$(CURDIR)/puzzles $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 test: $(INSTALLED)
