@@ -27,6 +27,8 @@ def memory_map(case, error=None):
                                rtol=tolerance.rtol, equal_nan=True)
             entry["wrong"] = (~close).tolist()
             entry["unwritten"] = is_unwritten(got).numpy().tolist()
+            if (~close).any():
+                entry["around"] = _around(got.double().numpy(), expected.double().numpy(), ~close)
         if error and error.get("kind") == "out_of_bounds" and error.get("tensor") == name:
             entry["out_of_bounds"] = {"access": error["access"], "program": error["program"][:launch.dims],
                                       "offsets": error["offsets"][:MAX_ELEMENTS]}
@@ -39,3 +41,17 @@ def _programs(codes):
     codes = np.asarray(codes)
     linear = np.where(codes >= 0, codes & 0xFFFFFFFF, -1)
     return linear.tolist()
+
+
+def _around(got, expected, wrong):
+    """got and expected around the first wrong element: a few rows and columns either side of it."""
+    first = tuple(int(i) for i in np.argwhere(wrong)[0])
+    if got.ndim == 1:
+        got, expected, wrong, first = got[None], expected[None], wrong[None], (0,) + first
+    elif got.ndim > 2:
+        return None
+    row, column = first
+    rows = slice(max(0, row - 2), row + 3)
+    columns = slice(max(0, column - 3), column + 4)
+    return {"first": list(first), "origin": [rows.start, columns.start], "got": got[rows, columns].tolist(),
+            "expected": expected[rows, columns].tolist(), "wrong": wrong[rows, columns].tolist()}

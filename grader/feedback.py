@@ -32,6 +32,7 @@ def puzzle_html(result):
         parts.append(f"<h4>case '{html.escape(case.name)}'</h4>")
         parts += [f"<pre style='white-space: pre-wrap'>{html.escape(d.kind)}: {html.escape(d.message)}</pre>" for d in case.diagnostics]
         if case.memory:
+            parts += [_around_table(t) for t in case.memory["tensors"] if t.get("around")]
             parts += [_image(f, "which program touched which element") for f in access_figures(case.memory)]
             for tensor in case.memory["tensors"]:
                 if len(tensor["shape"]) == 2 and any(any(row) for row in tensor.get("wrong", [])):
@@ -47,6 +48,26 @@ def puzzle_html(result):
             parts += [_image(f, "which program touched which element") for f in access_figures(case.memory)]
             break
     return "\n".join(parts) + "</div>"
+
+
+def _around_table(tensor):
+    """Expected against got around the first wrong element (wrong cells in red)."""
+    around = tensor["around"]
+    row0, column0 = around["origin"]
+    one_dimensional = len(tensor["shape"]) == 1
+    header = "".join(f"<th>{column0 + c}</th>" for c in range(len(around["got"][0])))
+    rows = []
+    for r, (got, expected, wrong) in enumerate(zip(around["got"], around["expected"], around["wrong"])):
+        cells = "".join(
+            f'<td style="color:{"#b42318" if w else "#1a7f37"}">{g:.4g}<br><small>{e:.4g}</small></td>'
+            for g, e, w in zip(got, expected, wrong))
+        label = "" if one_dimensional else f"<th>{row0 + r}</th>"
+        rows.append(f"<tr>{label}{cells}</tr>")
+    corner = "" if one_dimensional else "<th></th>"
+    first = around["first"][1] if one_dimensional else tuple(around["first"])
+    return (f"<p>{html.escape(tensor['name'])} around its first wrong element, index {first} "
+            "(got above, expected below; red: wrong):</p>"
+            f"<table><tr>{corner}{header}</tr>{''.join(rows)}</table>")
 
 
 def _image(figure, alt):

@@ -188,5 +188,9 @@ def run_case(puzzle, index, source, run, seed, settings):
             program = program_name(tuple(error["program"]), case.launches[0].dims)
             message = (f"program {program} raised at {source.describe_line(error['line'])}: "
                        f"{source.line_text(error['line'])}\n{message}{hint(message)}")
-        return [Diagnostic(error["kind"], message, case.name)], case
-    return compare(case, settings), case
+        diagnostics = [Diagnostic(error["kind"], message, case.name)]
+    else:
+        diagnostics = compare(case, settings)
+    if diagnostics and run["printed"]:  # what the kernel printed helps to see why
+        diagnostics[0].message += f"\nThe kernel printed:\n{run['printed'].rstrip()}"
+    return diagnostics, case
