@@ -49,9 +49,13 @@ def command(argv, scratch, hidden=(), gpu=False):
     if sandbox_kind() != "bubblewrap":
         return argv
     devices = ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
-    wrapped = ["bwrap", "--ro-bind", "/", "/", *devices, "--proc", "/proc", "--tmpfs", "/tmp",
-               "--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent", "--new-session",
-               "--chdir", str(scratch)]
+    wrapped = ["bwrap", "--ro-bind", "/", "/", *devices, "--proc", "/proc", "--tmpfs", "/tmp"]
+    # The grader and its Python stay visible (read-only) even where they live under /tmp.
+    for path in dict.fromkeys([GRADER_ROOT, Path(sys.prefix), Path(sys.base_prefix),
+                               Path(os.path.realpath(sys.executable)).parent.parent]):
+        wrapped += ["--ro-bind", str(path), str(path)]
+    wrapped += ["--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent", "--new-session",
+                "--chdir", str(scratch)]
     for path in [GRADER_ROOT / "solutions", *hidden]:
         path = Path(path).resolve()
         if path.is_dir() and not _contains(path, GRADER_ROOT / "grader") and not _contains(path, Path(sys.prefix)):
