@@ -55,6 +55,45 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False):
     return result
 
 
+def run(kernel, grid, *args, **kwargs):
+    """Launch `kernel[grid](*args, **kwargs)` on CPU tensors in the interpreter with every load and store
+    checked: a lane out of bounds stops it with a message instead of corrupting memory or killing the
+    notebook. What the kernel prints is shown. Returns True when the launch completed."""
+    import inspect
+
+    import numpy as np
+    import torch
+
+    from .cases import Buffer
+    from .course import TensorSpec
+    from .interpret import interpreting, launch, python_function
+    from .memcheck import MemoryChecker, OutOfBounds, Region
+
+    fn = python_function(kernel)
+    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    values = list(bound.values())
+    grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    full = grid + (1,) * (3 - len(grid))
+    regions = {}
+    for param, value in bound.items():
+        if isinstance(value, torch.Tensor):
+            storage = value.untyped_storage()
+            parent = torch.empty(0, dtype=value.dtype).set_(storage, 0, (storage.nbytes() // value.element_size(),))
+            positions = torch.arange(parent.numel()).as_strided(value.shape, value.stride(), value.storage_offset())
+            buffer = Buffer(TensorSpec(param, (), "input", False), parent, [value], [positions],
+                            writers=np.full(parent.numel(), -1, np.int64), readers=np.full(parent.numel(), -1, np.int64))
+            regions[param] = Region(buffer, 0, param)
+    programs = [(x, y, z) for x in range(full[0]) for y in range(full[1]) for z in range(full[2])]
+    try:
+        with interpreting():
+            output = launch(fn, values, full, programs, MemoryChecker(regions, 0, full, len(grid)))
+    except OutOfBounds as violation:
+        print(f"stopped before an out-of-bounds access: {violation.message()}")
+        return False
+    print(output.printed, end="")
+    return True
+
+
 def grade(puzzle_id, kernel, seed=0, course=None):
     """An nbgrader test cell: check the kernel, return its points, raise AssertionError unless it passes."""
     result = check(puzzle_id, kernel, seed, course)

@@ -102,3 +102,15 @@ def test_strided_slice_allows_its_elements_only():
     assert region.locate(allowed)[1].all()
     assert not region.locate(gaps)[1].any()
     assert not region.locate(np.array([base + 2], dtype=np.uint64))[1].any(), "misaligned addresses are refused"
+
+
+def test_a_direct_run_in_a_notebook_is_checked_too(capsys):
+    from grader.notebook import run as run_in_notebook
+    src, dst = torch.arange(10.0), torch.zeros(10)
+    assert run_in_notebook(kernels.copy_kernel, (3,), src, dst, 10, BLOCK=4)
+    assert torch.equal(dst, src)
+    memory = torch.zeros(16)
+    assert not run_in_notebook(kernels.unmasked_copy_kernel, (2,), src, memory[:10], 10, BLOCK=8)
+    assert "stopped before an out-of-bounds access: program 1: load of 6 of 8 active lanes" in capsys.readouterr().out
+    assert torch.equal(memory[:8], src[:8]), "program 0 ran"
+    assert torch.equal(memory[8:], torch.zeros(8)), "program 1 stopped before its store"
