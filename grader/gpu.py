@@ -34,10 +34,9 @@ def measure_device():
             times.append(start.elapsed_time(end) / 1e3)
         return sorted(times)[len(times) // 2]
 
-    source, target = torch.empty(2 ** 30, dtype=torch.uint8, device="cuda"), torch.empty(2 ** 30, dtype=torch.uint8,
-                                                                                          device="cuda")
-    copy = 2 * 2 ** 30 / best_of(lambda: target.copy_(source))
-    del source, target
+    buffers = [torch.empty(2 ** 30, dtype=torch.uint8, device="cuda") for _ in range(2)]
+    copy = 2 * 2 ** 30 / best_of(lambda: buffers[1].copy_(buffers[0]))
+    buffers.clear()
     a = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")  # never time on zeros: they run faster
     matmul = 2 * 8192 ** 3 / best_of(lambda: a @ a)
     import triton

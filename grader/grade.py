@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .access import memory_map
 from .cases import make_case
 from .compare import compare
 from .compile_check import compile_arguments
@@ -18,7 +19,6 @@ from .course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .interpret import python_function
 from .load import load_submission, source_of_object
-from .access import memory_map
 from .memcheck import program_name
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import run_worker, sandbox_kind

@@ -16,7 +16,6 @@ import traceback
 import warnings
 from contextlib import contextmanager
 
-import triton
 import triton.language as tl
 from triton.language import core  # patched together with tl: helpers such as tl.zeros call core.* builtins
 from triton.runtime import interpreter

@@ -10,7 +10,7 @@ import pytest
 
 from grader.settings import Settings
 
-from conftest import ROOT, grade_files, write_notebook
+from conftest import ROOT, grade_files
 
 SOLUTION = (ROOT / "solutions" / "vector_add.py").read_text()
 BODY_START = "    pid = tl.program_id(axis=0)\n"

@@ -1,7 +1,6 @@
 """The leaderboard page in a real browser: Debian's chromium driven by Playwright."""
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
