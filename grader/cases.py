@@ -88,10 +88,6 @@ class Case:
     def name(self):
         return self.spec.name
 
-    @property
-    def contiguous(self):
-        return self.spec.layout == "contiguous"
-
     def program_order(self, launch, order=None):
         """The program ids of a launch in the order they run: the case's own order unless `order` is given."""
         programs = [(x, y, z) for x in range(launch.grid[0]) for y in range(launch.grid[1])

@@ -18,7 +18,7 @@ from .compile_check import compile_arguments
 from .course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .interpret import python_function
-from .load import load_submission, source_of_object
+from .load import load_submission, signature_problem, source_of_object
 from .memcheck import program_name
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import run_worker, sandbox_kind
@@ -59,7 +59,7 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hi
 
 def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
-    problem = signature_problem(puzzle, kernel)
+    problem = live_signature_problem(puzzle, kernel)
     if problem:
         return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points,
                             diagnostics=[Diagnostic("load_error", problem)])
@@ -67,19 +67,14 @@ def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures
                          puzzles={puzzle.id: puzzle}, pictures=pictures, progress=progress)[puzzle.id]
 
 
-def signature_problem(puzzle, kernel):
+def live_signature_problem(puzzle, kernel):
     """Why this object cannot be graded as the puzzle's kernel, or None."""
     fn = python_function(kernel)
-    expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
-    if fn is None:
-        if callable(kernel):
-            return f"{puzzle.kernel} is a plain Python function: decorate it with @triton.jit ({expected})."
-        return f"{puzzle.kernel} is a {type(kernel).__name__}, not a @triton.jit kernel ({expected})."
-    params = list(inspect.signature(fn).parameters)
-    if len(params) != len(puzzle.params):
-        return (f"{puzzle.kernel} takes {len(params)} parameters ({', '.join(params)}) but the grader passes "
-                f"{len(puzzle.params)}: {expected}.")
-    return None
+    if fn is None and not callable(kernel):
+        return (f"{puzzle.kernel} is a {type(kernel).__name__}, not a @triton.jit kernel (the puzzle expects "
+                f"@triton.jit def {puzzle.signature()}).")
+    params = list(inspect.signature(fn or kernel).parameters)
+    return signature_problem(puzzle, puzzle.kernel, fn is not None, params)
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None):

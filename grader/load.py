@@ -119,15 +119,10 @@ def _find_kernel(puzzle, files):
         snippet = file.function(puzzle.kernel)
         if snippet is None:
             continue
-        expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
-        if not any(d in JIT_DECORATORS for d in snippet.decorators):
-            return Loaded("error", path=str(file.path), diagnostics=[Diagnostic("load_error", (
-                f"{puzzle.kernel} in {file.path.name} is a plain Python function: decorate it with @triton.jit "
-                f"({expected})."))])
-        if len(snippet.params) != len(puzzle.params):
-            return Loaded("error", path=str(file.path), diagnostics=[Diagnostic("load_error", (
-                f"{puzzle.kernel} in {file.path.name} takes {len(snippet.params)} parameters "
-                f"({', '.join(snippet.params)}) but the grader passes {len(puzzle.params)}: {expected}."))])
+        problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.path.name}",
+                                    any(d in JIT_DECORATORS for d in snippet.decorators), snippet.params)
+        if problem:
+            return Loaded("error", path=str(file.path), diagnostics=[Diagnostic("load_error", problem)])
         return Loaded("found", _module(file, puzzle.kernel), str(file.path))
     problems = [p for f in own for p in f.problems]
     if problems:
@@ -136,6 +131,17 @@ def _find_kernel(puzzle, files):
     where = ", ".join(f.path.name for f in files)
     return Loaded("missing", diagnostics=[Diagnostic("missing", (
         f"no kernel named {puzzle.kernel} in {where}. Define it as @triton.jit def {puzzle.signature()}"))])
+
+
+def signature_problem(puzzle, what, jit, params):
+    """Why `what` (a function with these parameters, @triton.jit or not) is not the puzzle's kernel, or None."""
+    expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
+    if not jit:
+        return f"{what} is a plain Python function: decorate it with @triton.jit ({expected})."
+    if len(params) != len(puzzle.params):
+        return (f"{what} takes {len(params)} parameters ({', '.join(params)}) but the grader passes "
+                f"{len(puzzle.params)}: {expected}.")
+    return None
 
 
 def read_file(path):
