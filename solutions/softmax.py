@@ -4,8 +4,8 @@ import triton.language as tl
 
 
 # Warps for the GPU stage (BLOCK_N is the row length rounded up to a power of 2).
-@triton.autotune(configs=[triton.Config({}, num_warps=4), triton.Config({}, num_warps=8),
-                          triton.Config({}, num_warps=16)], key=["N"])
+@triton.autotune(configs=[triton.Config({}, num_warps=2), triton.Config({}, num_warps=4),
+                          triton.Config({}, num_warps=8), triton.Config({}, num_warps=16)], key=["N"])
 @triton.jit
 def softmax_kernel(x_ptr, out_ptr, N, stride_xm, stride_om, BLOCK_N: tl.constexpr):
     row = tl.program_id(0)
