@@ -14,32 +14,55 @@ import textwrap
 from .interpret import python_function
 
 
+POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16"}
+
+
 def compile_arguments(puzzle):
     """What the first case passes to each parameter: a pointer type for tensors, else the value."""
     import torch
 
     from .cases import make_case
-    pointer = {torch.float32: "*fp32", torch.float16: "*fp16"}
     launch = make_case(puzzle, 0).launches[0]
-    return [(param, pointer[value.dtype] if isinstance(value, torch.Tensor) else value)
-            for param, value in zip(puzzle.params, launch.args)]
+    return [(param, POINTER_TYPES[str(value.dtype).removeprefix("torch.")] if isinstance(value, torch.Tensor)
+             else value) for param, value in zip(puzzle.params, launch.args)]
+
+
+def benchmark_arguments(puzzle, config):
+    """What the GPU stage's timed launch at the first benchmark size passes to each parameter, with `config`
+    (Benchmark.launch_config) for the blocks: a pointer type for tensors, else the value."""
+    import torch
+
+    benchmark = puzzle.benchmark
+    sizes = dict(benchmark.sizes[0])
+    tensors = {t.name: torch.empty([sizes[d] if isinstance(d, str) else d for d in t.shape],
+                                   dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
+               for t in puzzle.tensors}
+    namespace = {**sizes, **config["kwargs"], **tensors}
+    values = [expression(namespace) for expression in puzzle.args.values()]
+    return [(param, POINTER_TYPES[str(value.dtype).removeprefix("torch.")] if isinstance(value, torch.Tensor)
+             else value) for param, value in zip(puzzle.params, values)]
 
 
 def signature(fn, arguments):
-    """Triton signature and constexprs as a real launch would make them: constexpr where the kernel says so."""
+    """Triton signature, constexprs and attributes as a real launch makes them: constexpr where the kernel
+    says so, an int equal to 1 folded in as a constant, pointers (to fresh, 16-byte aligned allocations)
+    and ints divisible by 16 marked so, which lets the compiler vectorise."""
     from .interpret import constexpr_params
     constexprs = constexpr_params(fn)
-    types, values = {}, {}
-    for (_, value), param in zip(arguments, inspect.signature(fn).parameters):
-        if param in constexprs:
+    types, values, attrs = {}, {}, {}
+    for index, ((_, value), param) in enumerate(zip(arguments, inspect.signature(fn).parameters)):
+        if param in constexprs or (type(value) is int and value == 1):
             types[param], values[param] = "constexpr", value
         elif isinstance(value, str):
             types[param] = value
+            attrs[(index,)] = [["tt.divisibility", 16]]
         elif isinstance(value, float):
             types[param] = "fp32"
         else:
             types[param] = "i32" if -2 ** 31 <= value < 2 ** 31 else "i64"
-    return types, values
+            if value % 16 == 0:
+                attrs[(index,)] = [["tt.divisibility", 16]]
+    return types, values, attrs
 
 
 def compile_problems(path, kernel, arguments, targets):
@@ -59,8 +82,8 @@ def compile_problems(path, kernel, arguments, targets):
         sys.modules[name] = module
         spec.loader.exec_module(module)
         jit_function = getattr(module, kernel)
-        types, constexprs = signature(python_function(jit_function), arguments)
-        source = ASTSource(fn=jit_function, signature=types, constexprs=constexprs)
+        types, constexprs, attrs = signature(python_function(jit_function), arguments)
+        source = ASTSource(fn=jit_function, signature=types, constexprs=constexprs, attrs=attrs)
         try:
             triton.compile(source, target=GPUTarget("cuda", target, 32))
         except Exception as error:

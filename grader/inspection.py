@@ -2,14 +2,17 @@
 
 The kernel is compiled for an NVIDIA target on the CPU, as the compile check does, and its Triton IR,
 TritonGPU IR and PTX are shown with what it uses: shared memory and warps from Triton's metadata,
-registers and spills from ptxas (`-v`), the assembler that ships with Triton.
+registers and spills from ptxas (`-v`), the assembler that ships with Triton. A puzzle with a GPU
+benchmark is compiled as the GPU stage launches it first (its dtype, its first size, the submission's
+first tuning configuration or the course's); any other puzzle with its first case's arguments.
 """
 import re
 import subprocess
 import tempfile
 from pathlib import Path
 
-from .compile_check import compile_arguments, signature
+from .bench import validate_configs
+from .compile_check import benchmark_arguments, compile_arguments, signature
 from .diagnose import hint
 from .interpret import python_function
 from .load import SubmissionError, load_submission
@@ -28,20 +31,21 @@ def inspect_kernel(course, path, puzzle_id, target=90):
     loaded = load_submission(path, course, [puzzle_id])[puzzle_id]
     if loaded.status != "found":
         raise SubmissionError(loaded.diagnostics[0].message)
+    arguments, options, launch = _launch(puzzle, loaded.source.configs)
     with tempfile.TemporaryDirectory(prefix="triton-course-inspect-") as directory:
         module, _ = import_module(loaded.source.module, directory, module_name(puzzle_id))
         kernel = getattr(module, puzzle.kernel)
-        types, constexprs = signature(python_function(kernel), compile_arguments(puzzle))
+        types, constexprs, attrs = signature(python_function(kernel), arguments)
         warnings.simplefilter("ignore")
         try:
-            compiled = triton.compile(ASTSource(fn=kernel, signature=types, constexprs=constexprs),
-                                      target=GPUTarget("cuda", target, 32))
+            compiled = triton.compile(ASTSource(fn=kernel, signature=types, constexprs=constexprs, attrs=attrs),
+                                      target=GPUTarget("cuda", target, 32), options=options)
         except Exception as error:
             message = getattr(error, "error_message", None) or str(error).strip().splitlines()[-1]
             raise SubmissionError(f"the compiler rejects {puzzle.kernel} for sm_{target}: {message}{hint(message)}")
         resources = _ptxas_report(compiled.asm["ptx"], target, Path(directory))
     constants = ", ".join(f"{k}={v}" for k, v in constexprs.items())
-    lines = [f"{puzzle.kernel} for sm_{target}, compiled on the CPU ({constants}; the first case's arguments)", "",
+    lines = [f"{puzzle.kernel} for sm_{target}, compiled on the CPU ({constants})", f"as {launch}", "",
              "== Resources ==",
              f"shared memory: {compiled.metadata.shared} bytes per program",
              f"warps: {compiled.metadata.num_warps} ({32 * compiled.metadata.num_warps} threads per program)",
@@ -49,6 +53,24 @@ def inspect_kernel(course, path, puzzle_id, target=90):
     for title, key in (("Triton IR", "ttir"), ("TritonGPU IR", "ttgir"), ("PTX", "ptx")):
         lines += [f"== {title} ==", compiled.asm[key].rstrip(), ""]
     return "\n".join(lines)
+
+
+def _launch(puzzle, configs):
+    """(arguments, compile options, what they are in words) of the launch to compile."""
+    if puzzle.benchmark is None:
+        case = puzzle.cases[0]
+        return compile_arguments(puzzle), {}, f"the first case ({case.name}, {case.dtype}) launches it"
+    valid, problems = validate_configs(puzzle, configs)
+    if problems:
+        raise SubmissionError(f"invalid tuning configuration for {puzzle.id}: " + "; ".join(problems))
+    benchmark = puzzle.benchmark
+    config = benchmark.launch_config(valid[0] if valid else {}, dict(benchmark.sizes[0]))
+    options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
+    origin = "the first of its @triton.autotune configurations" if valid else "the course's launch configuration"
+    sizes = ", ".join(f"{k}={v}" for k, v in benchmark.sizes[0].items())
+    settings = ", ".join(f"{k}={v}" for k, v in options.items())
+    return (benchmark_arguments(puzzle, config), options,
+            f"the GPU stage launches it first: {sizes}, {benchmark.dtype}, {settings} ({origin})")
 
 
 def _ptxas_report(ptx, target, directory):

@@ -62,8 +62,20 @@ def test_a_live_kernel_becomes_a_module_of_its_helpers_and_constants():
 
 def test_the_signature_follows_the_kernel_annotations(course):
     arguments = compile_arguments(course.puzzle("strided_views"))
-    assert arguments[0] == ("x_ptr", "*fp32") and arguments[-1] == ("BLOCK_N", 16)
-    types, constexprs = signature(python_function(kernels.add_one_kernel), arguments)
-    assert types == {"x_ptr": "*fp32", "M": "i32", "N": "i32", "stride_m": "i32", "stride_n": "i32",
+    assert arguments == [("x_ptr", "*fp32"), ("M", 37), ("N", 50), ("stride_m", 50), ("stride_n", 1),
+                         ("BLOCK_M", 16), ("BLOCK_N", 16)]
+    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), arguments)
+    # As a GPU launch specialises them: the int equal to 1 folded in, the pointer (16-byte aligned) and
+    # the ints divisible by 16 marked.
+    assert types == {"x_ptr": "*fp32", "M": "i32", "N": "i32", "stride_m": "i32", "stride_n": "constexpr",
                      "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
-    assert constexprs == {"BLOCK_M": 16, "BLOCK_N": 16}
+    assert constexprs == {"stride_n": 1, "BLOCK_M": 16, "BLOCK_N": 16}
+    assert attrs == {(0,): [["tt.divisibility", 16]]}
+
+
+def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
+    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel),
+                                         [("x_ptr", "*fp16"), ("M", 3), ("N", 32), ("stride_m", 32), ("stride_n", 1),
+                                          ("BLOCK_M", 16), ("BLOCK_N", 32)])
+    assert types["stride_n"] == "constexpr" and constexprs["stride_n"] == 1
+    assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]

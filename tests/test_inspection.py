@@ -1,0 +1,100 @@
+"""`triton-course inspect`: the kernel compiled on the CPU as the GPU stage launches it, its IR, PTX and
+resources; and `triton-course bench` on a machine without a GPU."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from grader.inspection import inspect_kernel
+from grader.load import SubmissionError
+
+from conftest import ROOT
+
+
+def run(*args):
+    result = subprocess.run([sys.executable, "-m", "grader.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    return result.returncode, result.stdout, result.stderr
+
+
+def sections(report):
+    return [line.strip("= ") for line in report.splitlines() if line.startswith("== ")]
+
+
+def test_a_benchmarked_kernel_is_compiled_as_the_gpu_stage_launches_it(course):
+    report = inspect_kernel(course, ROOT / "solutions" / "attention.py", "attention", 90)
+    header = report.splitlines()[:2]
+    # The first benchmark size in its dtype, with the solution's first @triton.autotune configuration.
+    assert "HEAD_DIM=64, BLOCK_M=128, BLOCK_N=128" in header[0]
+    assert "Z=128, N=4096, D=64, float16, num_warps=8, num_stages=3" in header[1]
+    assert "@triton.autotune" in header[1]
+    assert sections(report) == ["Resources", "Triton IR", "TritonGPU IR", "PTX"]
+    assert "warps: 8 (256 threads per program)" in report
+    assert "registers: " in report and "per thread" in report
+    ptx = report.split("== PTX ==")[1]
+    # Hopper's asynchronous tensor-core instructions, and 16-byte copies: the pointers and the sizes are
+    # specialised as a real launch specialises them.
+    assert "wgmma.mma_async" in ptx
+    assert "cp.async.cg.shared.global" in ptx and ", 0x10," in ptx
+
+
+def test_sm_80_has_no_hopper_instructions(course):
+    report = inspect_kernel(course, ROOT / "solutions" / "matmul.py", "matmul", 80)
+    ptx = report.split("== PTX ==")[1]
+    assert "mma.sync" in ptx and "wgmma" not in ptx
+
+
+def with_tuning(solution, decorator=""):
+    """The reference solution with its @triton.autotune decorator replaced."""
+    source = (ROOT / "solutions" / solution).read_text()
+    return source[:source.index("@triton.autotune")] + decorator + source[source.index("@triton.jit"):]
+
+
+def test_without_a_tuning_configuration_the_course_launch_is_used(course, tmp_path):
+    submission = tmp_path / "softmax.py"
+    submission.write_text(with_tuning("softmax.py"))
+    header = inspect_kernel(course, submission, "softmax", 90).splitlines()[:2]
+    assert "BLOCK_N=4096" in header[0]  # next_power_of_2(N) at the first size, M=8192, N=4096
+    assert "float32, num_warps=8 (the course's launch configuration)" in header[1]
+
+
+def test_a_puzzle_without_benchmark_uses_its_first_case(course):
+    report = inspect_kernel(course, ROOT / "solutions" / "row_sum.py", "row_sum", 90)
+    first = course.puzzle("row_sum").cases[0]
+    assert f"as the first case ({first.name}, {first.dtype}) launches it" in report.splitlines()[1]
+
+
+def test_an_invalid_tuning_configuration_is_named(course, tmp_path):
+    submission = tmp_path / "vector_add.py"
+    submission.write_text(with_tuning("vector_add.py", '@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 100})], '
+                                                       'key=["n_elements"])\n'))
+    with pytest.raises(SubmissionError, match="invalid tuning configuration for vector_add: .*powers of 2"):
+        inspect_kernel(course, submission, "vector_add", 90)
+
+
+def test_the_cli_prints_the_report_or_says_why_not(tmp_path):
+    code, out, _ = run("inspect", "solutions/", "--puzzle", "vector_add", "--target", "sm_80")
+    assert code == 0 and out.startswith("add_kernel for sm_80, compiled on the CPU")
+    code, out, err = run("inspect", "solutions/", "--puzzle", "no_such_puzzle")
+    assert code == 2 and "no_such_puzzle" in err and "Traceback" not in err
+    rejected = tmp_path / "vector_add.py"
+    rejected.write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, 3)
+            tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) + tl.load(y_ptr + offsets))
+        """))
+    code, out, err = run("inspect", str(rejected), "--puzzle", "vector_add")
+    assert code == 2 and "the compiler rejects add_kernel for sm_90" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message of a machine without a GPU")
+def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
+    code, out, err = run("bench", "solutions/", "--puzzle", "vector_add", "--out", str(tmp_path / "r.json"))
+    assert code == 2 and "no CUDA GPU here" in err and "triton-course check" in err
+    assert not (tmp_path / "r.json").exists()
