@@ -96,6 +96,16 @@ class Benchmark:
     baseline_source: str
     baseline: object  # PyTorch function of the inputs, in their own dtype, on the GPU
 
+    def launch_config(self, config, sizes):
+        """A submission's configuration ({"kwargs": blocks, "num_warps", "num_stages"}, any part missing)
+        completed with this benchmark's default and evaluated at these sizes."""
+        kwargs = {block: int(expression(sizes)) for block, expression in self.config.items()
+                  if block not in ("num_warps", "num_stages")}
+        kwargs.update(config.get("kwargs", {}))
+        options = {k: int(self.config[k](sizes)) for k in ("num_warps", "num_stages") if k in self.config}
+        options.update({k: config[k] for k in ("num_warps", "num_stages") if k in config})
+        return {"kwargs": kwargs, **options}
+
 
 @dataclass(frozen=True)
 class Puzzle:
