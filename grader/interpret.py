@@ -60,6 +60,9 @@ def interpreting():
     saved_calls = (JITFunction.__call__, interpreter.InterpretedFunction.__call__)
     saved_options = builder.options
     scope = interpreter._patch_lang(_language_anchor)
+    # A scalar in the interpreter is a one-element array; Triton 3.6 converts it with int(), which NumPy 2.5
+    # refuses for arrays of one dimension (a `range(0, N, BLOCK)` loop then fails).
+    scope.set_attr(tl.core.tensor, "__index__", lambda self: int(self.handle.data.item()))
     JITFunction.__call__ = _call_helper
     interpreter.InterpretedFunction.__call__ = _call_helper
     builder.options = dataclasses.replace(saved_options, sanitize_overflow=False)
