@@ -1,6 +1,7 @@
 """`triton-course`: list the puzzles, check a submission on the CPU, diagnose the environment."""
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -71,6 +72,10 @@ def main(argv=None):
             print(json.dumps({"error": str(error)}))
         print(f"triton-course: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader of the output (a pager, `head`) stopped reading: stop quietly, as other commands do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PASS
 
 
 def _list(course, as_json):

@@ -98,3 +98,12 @@ def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
     code, out, err = run("bench", "solutions/", "--puzzle", "vector_add", "--out", str(tmp_path / "r.json"))
     assert code == 2 and "no CUDA GPU here" in err and "triton-course check" in err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    process = subprocess.Popen([sys.executable, "-m", "grader.cli", "inspect", "solutions/", "--puzzle", "attention"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout.readline().startswith("attention_kernel for sm_90")
+    process.stdout.close()  # as `| head -1` does; the report is larger than the pipe's buffer
+    assert "Traceback" not in process.stderr.read()
+    assert process.wait() == 0
