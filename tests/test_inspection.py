@@ -60,8 +60,8 @@ def test_without_a_tuning_configuration_the_course_launch_is_used(course, tmp_pa
 
 
 def test_a_puzzle_without_benchmark_uses_its_first_case(course):
-    report = inspect_kernel(course, ROOT / "solutions" / "row_sum.py", "row_sum", 90)
-    first = course.puzzle("row_sum").cases[0]
+    report = inspect_kernel(course, ROOT / "solutions" / "strided_views.py", "strided_views", 90)
+    first = course.puzzle("strided_views").cases[0]
     assert f"as the first case ({first.name}, {first.dtype}) launches it" in report.splitlines()[1]
 
 
