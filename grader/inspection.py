@@ -66,7 +66,7 @@ def _launch(puzzle, configs):
     benchmark = puzzle.benchmark
     config = benchmark.launch_config(valid[0] if valid else {}, dict(benchmark.sizes[0]))
     options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
-    origin = "the first of its @triton.autotune configurations" if valid else "the course's launch configuration"
+    origin = "the first of its tuning configurations" if valid else "the course's launch configuration"
     sizes = ", ".join(f"{k}={v}" for k, v in benchmark.sizes[0].items())
     settings = ", ".join(f"{k}={v}" for k, v in options.items())
     return (benchmark_arguments(puzzle, config), options,

@@ -20,6 +20,9 @@ SUFFIXES = (".py", ".ipynb")
 KEPT_IMPORTS = ("triton", "math")
 JIT_DECORATORS = ("jit",)
 WRAPPING_DECORATORS = ("autotune", "heuristics")
+# A submission may declare its GPU configurations as `GPU_CONFIGS = [triton.Config(...), ...]` instead of
+# @triton.autotune, which leaves the kernel as it runs on the CPU untouched.
+TUNING_NAME = "GPU_CONFIGS"
 
 
 class SubmissionError(Exception):
@@ -32,7 +35,7 @@ class KernelSource:
     kernel: str
     module: str
     origins: list  # per module line: where the student wrote it ("a.ipynb cell 3, line 5"), None if added
-    configs: list = None  # the kernel's @triton.autotune configs, as data, for the GPU stage
+    configs: list = None  # the kernel's @triton.autotune configs, or else GPU_CONFIGS, as data, for the GPU stage
 
     def describe_line(self, line):
         """Where a line of the module was written: 'notebook.ipynb cell 3, line 5'."""
@@ -55,7 +58,7 @@ class Loaded:
 
 @dataclass
 class _Snippet:
-    kind: str  # "import", "constant", "function"
+    kind: str  # "import", "constant", "function", "tuning"
     name: str
     lines: list
     origins: list
@@ -213,6 +216,11 @@ def _snippet(node, lines, label, cell):
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
             and _is_constant(node.value):
         return _Snippet("constant", node.targets[0].id, *span(node.lineno, node.end_lineno))
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+            and node.targets[0].id == TUNING_NAME:
+        # Configurations declared for the GPU stage only: read as data, never part of the kernel's module.
+        return _Snippet("tuning", TUNING_NAME, *span(node.lineno, node.end_lineno),
+                        configs=_literal_configs(node.value))
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
             and _is_constant(node.value):  # LOG2E: tl.constexpr = 1.4426950408889634
         return _Snippet("constant", node.target.id, *span(node.lineno, node.end_lineno))
@@ -226,18 +234,19 @@ def _snippet(node, lines, label, cell):
 
 
 def _autotune_configs(function):
-    """The configs of an @triton.autotune decorator, read as data: [{"kwargs", "num_warps", "num_stages"}].
-
-    Only literal configs can be read without running the student's code; anything else is reported as such.
-    """
+    """The configs of an @triton.autotune decorator, read as data: [{"kwargs", "num_warps", "num_stages"}]."""
     for decorator in function.decorator_list:
         if isinstance(decorator, ast.Call) and _decorator_name(decorator) == "autotune":
-            configs = next((k.value for k in decorator.keywords if k.arg == "configs"),
-                           decorator.args[0] if decorator.args else None)
-            if not isinstance(configs, (ast.List, ast.Tuple)):
-                return [{"error": "configs is not a literal list of triton.Config(...)"}]
-            return [_config(node) for node in configs.elts]
+            return _literal_configs(next((k.value for k in decorator.keywords if k.arg == "configs"),
+                                         decorator.args[0] if decorator.args else None))
     return None
+
+
+def _literal_configs(node):
+    """Only literal configs can be read without running the student's code; anything else is reported as such."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return [{"error": "configs is not a literal list of triton.Config(...)"}]
+    return [_config(element) for element in node.elts]
 
 
 def _config(node):
@@ -287,7 +296,9 @@ def _module(file, kernel):
     for snippet in functions.values():
         lines += ["", "@triton.jit"] + snippet.lines
         origins += [None, None] + snippet.origins
-    return KernelSource(kernel, "\n".join(lines) + "\n", origins, functions[kernel].configs)
+    declared = [snippet.configs for snippet in file.snippets if snippet.kind == "tuning"]
+    configs = functions[kernel].configs if functions[kernel].configs is not None else (declared or [None])[-1]
+    return KernelSource(kernel, "\n".join(lines) + "\n", origins, configs)
 
 
 def source_of_object(kernel, name):

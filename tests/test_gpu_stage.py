@@ -25,6 +25,26 @@ def test_autotune_configs_are_read_without_running_the_code(course):
     assert valid == source.configs and problems == []
 
 
+def test_gpu_configs_declared_as_data_leave_the_kernel_untouched(course, tmp_path):
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    plain = solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+    declared = plain + textwrap.dedent("""
+        GPU_CONFIGS = [triton.Config({"BLOCK_SIZE": 2048}, num_warps=8), triton.Config({"BLOCK_SIZE": 4096})]
+        """)
+    path = tmp_path / "vector_add.py"
+    path.write_text(declared)
+    source = load_submission(path, course, ["vector_add"])["vector_add"].source
+    assert source.configs == [{"kwargs": {"BLOCK_SIZE": 2048}, "num_warps": 8}, {"kwargs": {"BLOCK_SIZE": 4096}}]
+    assert "GPU_CONFIGS" not in source.module and "@triton.autotune" not in source.module
+    # A kernel's own @triton.autotune comes first; a declaration that is not literal is reported.
+    path.write_text(solution + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': 64})]\n")
+    assert load_submission(path, course, ["vector_add"])["vector_add"].source.configs[0]["kwargs"] == {"BLOCK_SIZE": 1024}
+    path.write_text(plain + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}) for b in (64, 128)]\n")
+    configs = load_submission(path, course, ["vector_add"])["vector_add"].source.configs
+    assert validate_configs(course.puzzle("vector_add"), configs)[1] == [
+        "configs is not a literal list of triton.Config(...)"]
+
+
 @pytest.mark.parametrize("config,message", [
     ({"kwargs": {"BLOCK": 128}}, "the configurable parameters are BLOCK_SIZE"),
     ({"kwargs": {"BLOCK_SIZE": 100}}, "powers of 2"),
