@@ -106,6 +106,17 @@ def test_the_reference_solutions_pass_on_the_gpu(course, tmp_path):
         assert all(0.2 < t["fraction"] < 1.2 and t["speedup"] > 0.5 for t in puzzle["timings"]), puzzle
 
 
+@needs_gpu
+def test_declared_gpu_configs_are_the_ones_timed(course, tmp_path):
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    path = tmp_path / "vector_add.py"
+    path.write_text(solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+                    + '\nGPU_CONFIGS = [triton.Config({"BLOCK_SIZE": 512}, num_warps=2)]\n')
+    (puzzle,) = bench_submission(course, path, ["vector_add"])["puzzles"]
+    assert puzzle["status"] == "pass", puzzle
+    assert puzzle["timings"][0]["config"] == {"kwargs": {"BLOCK_SIZE": 512}, "num_warps": 2}
+
+
 CHEATS = {
     "calls PyTorch instead of a kernel": ("vector_add", '''
         def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE):
