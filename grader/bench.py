@@ -26,7 +26,7 @@ class NoGPU(SubmissionError):
 
 
 def validate_configs(puzzle, configs):
-    """The submission's @triton.autotune configurations, checked; [] when it declares none."""
+    """The submission's GPU configurations (@triton.autotune or GPU_CONFIGS), checked; [] when it declares none."""
     problems, valid = [], []
     for config in configs or []:
         if "error" in config:

@@ -126,15 +126,11 @@ def make_case(puzzle, index, seed=0):
     return case
 
 
-def _shape(tensor, symbols):
-    return tuple(symbols[d] if isinstance(d, str) else d for d in tensor.shape)
-
-
 ROW_PADDING = 8  # extra elements at the end of each row in the `padded_rows` layout
 
 
 def _make_buffer(tensor, spec, dtype, generator):
-    shape = _shape(tensor, spec.symbols)
+    shape = tensor.shape_at(spec.symbols)
     dtype = DTYPES[tensor.dtype] if tensor.dtype else dtype
     numel = int(np.prod(shape))
     layout = spec.layout if tensor.strided else "contiguous"

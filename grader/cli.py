@@ -9,6 +9,7 @@ from .course import CourseError, load_course
 from .load import SubmissionError
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command killed by SIGPIPE
 
 
 def main(argv=None):
@@ -50,9 +51,9 @@ def main(argv=None):
     leaderboard.add_argument("results", nargs="+", help="results JSON files written by `triton-course bench`")
     leaderboard.add_argument("--out", required=True, help="the directory of the page")
     args = parser.parse_args(argv)
-    if args.command == "doctor":
-        return _doctor()
     try:
+        if args.command == "doctor":
+            return _doctor()
         course = load_course(args.course)
         if args.command == "list":
             return _list(course, args.json)
@@ -73,9 +74,12 @@ def main(argv=None):
         print(f"triton-course: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
-        # The reader of the output (a pager, `head`) stopped reading: stop quietly, as other commands do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PASS
+        # The reader of the output (a pager, `head`) stopped reading. Stop without a traceback, with the status
+        # of a command killed by SIGPIPE; what is still buffered for stdout goes nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
 
 
 def _list(course, as_json):

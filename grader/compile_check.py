@@ -14,17 +14,11 @@ import textwrap
 from .interpret import python_function
 
 
-POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16"}
-
-
 def compile_arguments(puzzle):
     """What the first case passes to each parameter: a pointer type for tensors, else the value."""
-    import torch
-
     from .cases import make_case
     launch = make_case(puzzle, 0).launches[0]
-    return [(param, POINTER_TYPES[str(value.dtype).removeprefix("torch.")] if isinstance(value, torch.Tensor)
-             else value) for param, value in zip(puzzle.params, launch.args)]
+    return _as_compile_arguments(puzzle, launch.args)
 
 
 def benchmark_arguments(puzzle, config):
@@ -34,19 +28,25 @@ def benchmark_arguments(puzzle, config):
 
     benchmark = puzzle.benchmark
     sizes = dict(benchmark.sizes[0])
-    tensors = {t.name: torch.empty([sizes[d] if isinstance(d, str) else d for d in t.shape],
-                                   dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
+    tensors = {t.name: torch.empty(t.shape_at(sizes), dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
                for t in puzzle.tensors}
     namespace = {**sizes, **config["kwargs"], **tensors}
-    values = [expression(namespace) for expression in puzzle.args.values()]
-    return [(param, POINTER_TYPES[str(value.dtype).removeprefix("torch.")] if isinstance(value, torch.Tensor)
-             else value) for param, value in zip(puzzle.params, values)]
+    return _as_compile_arguments(puzzle, [expression(namespace) for expression in puzzle.args.values()])
+
+
+def _as_compile_arguments(puzzle, values):
+    import torch
+
+    pointer = {torch.float32: "*fp32", torch.float16: "*fp16", torch.bfloat16: "*bf16"}
+    return [(param, pointer[value.dtype] if isinstance(value, torch.Tensor) else value)
+            for param, value in zip(puzzle.params, values)]
 
 
 def signature(fn, arguments):
     """Triton signature, constexprs and attributes as a real launch makes them: constexpr where the kernel
-    says so, an int equal to 1 folded in as a constant, pointers (to fresh, 16-byte aligned allocations)
-    and ints divisible by 16 marked so, which lets the compiler vectorise."""
+    says so, an int equal to 1 folded in as a constant, ints divisible by 16 marked so, and pointers marked
+    16-byte aligned, as fresh allocations are (a view with a storage offset may not be), which lets the
+    compiler vectorise."""
     from .interpret import constexpr_params
     constexprs = constexpr_params(fn)
     types, values, attrs = {}, {}, {}

@@ -46,6 +46,10 @@ class TensorSpec:
     def written(self):
         return self.role in ("output", "inout")
 
+    def shape_at(self, sizes):
+        """The shape with its symbols bound by `sizes`."""
+        return tuple(sizes[d] if isinstance(d, str) else d for d in self.shape)
+
 
 @dataclass(frozen=True)
 class CaseSpec:

@@ -97,14 +97,14 @@ def bench_puzzle(job, device, directory):
         inputs = {}
         for tensor in puzzle.tensors:
             if tensor.role == "input" and tensor.init is None:
-                shape = tuple(sizes[s] if isinstance(s, str) else s for s in tensor.shape)
-                inputs[tensor.name] = torch.randn(shape, generator=generator, device="cuda", dtype=dtype)
+                inputs[tensor.name] = torch.randn(tensor.shape_at(sizes), generator=generator, device="cuda",
+                                                  dtype=dtype)
         return inputs
 
     def launcher(config, sizes):
         def run(inputs):
             tensors = dict(zip(names, inputs))
-            outputs = {t.name: torch.empty(tuple(sizes[s] if isinstance(s, str) else s for s in t.shape),
+            outputs = {t.name: torch.empty(t.shape_at(sizes),
                                            dtype=DTYPES[t.dtype] if t.dtype else dtype, device="cuda")
                        for t in puzzle.tensors if t.role == "output"}
             namespace = {**sizes, **config["kwargs"], **tensors, **outputs}

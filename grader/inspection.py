@@ -67,10 +67,10 @@ def _launch(puzzle, configs):
     config = benchmark.launch_config(valid[0] if valid else {}, dict(benchmark.sizes[0]))
     options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
     origin = "the first of its tuning configurations" if valid else "the course's launch configuration"
-    sizes = ", ".join(f"{k}={v}" for k, v in benchmark.sizes[0].items())
-    settings = ", ".join(f"{k}={v}" for k, v in options.items())
+    settings = [f"{k}={v}" for k, v in benchmark.sizes[0].items()] + [benchmark.dtype]
+    settings += [f"{k}={v}" for k, v in options.items()]
     return (benchmark_arguments(puzzle, config), options,
-            f"the GPU stage launches it first: {sizes}, {benchmark.dtype}, {settings} ({origin})")
+            f"the GPU stage launches it first: {', '.join(settings)} ({origin})")
 
 
 def _ptxas_report(ptx, target, directory):

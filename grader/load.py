@@ -20,8 +20,9 @@ SUFFIXES = (".py", ".ipynb")
 KEPT_IMPORTS = ("triton", "math")
 JIT_DECORATORS = ("jit",)
 WRAPPING_DECORATORS = ("autotune", "heuristics")
-# A submission may declare its GPU configurations as `GPU_CONFIGS = [triton.Config(...), ...]` instead of
-# @triton.autotune, which leaves the kernel as it runs on the CPU untouched.
+# A submission may declare its GPU configurations as `GPU_CONFIGS = [triton.Config(...), ...]` (or, in a file
+# of several puzzles, {"kernel_name": [...]}) instead of @triton.autotune, which leaves the kernel as it runs
+# on the CPU untouched. A kernel's own @triton.autotune comes first.
 TUNING_NAME = "GPU_CONFIGS"
 
 
@@ -216,11 +217,14 @@ def _snippet(node, lines, label, cell):
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
             and _is_constant(node.value):
         return _Snippet("constant", node.targets[0].id, *span(node.lineno, node.end_lineno))
-    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-            and node.targets[0].id == TUNING_NAME:
+    elif _assigned_name(node) == TUNING_NAME and node.value is not None:
         # Configurations declared for the GPU stage only: read as data, never part of the kernel's module.
-        return _Snippet("tuning", TUNING_NAME, *span(node.lineno, node.end_lineno),
-                        configs=_literal_configs(node.value))
+        if isinstance(node.value, ast.Dict):
+            configs = {k.value if isinstance(k, ast.Constant) else None: _literal_configs(v)
+                       for k, v in zip(node.value.keys, node.value.values)}
+        else:
+            configs = _literal_configs(node.value)
+        return _Snippet("tuning", TUNING_NAME, *span(node.lineno, node.end_lineno), configs=configs)
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
             and _is_constant(node.value):  # LOG2E: tl.constexpr = 1.4426950408889634
         return _Snippet("constant", node.target.id, *span(node.lineno, node.end_lineno))
@@ -261,6 +265,14 @@ def _config(node):
         return {"error": f"{ast.unparse(node)}: {error}"}
 
 
+def _assigned_name(node):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
+
+
 def _decorator_name(node):
     node = node.func if isinstance(node, ast.Call) else node
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
@@ -296,8 +308,10 @@ def _module(file, kernel):
     for snippet in functions.values():
         lines += ["", "@triton.jit"] + snippet.lines
         origins += [None, None] + snippet.origins
-    declared = [snippet.configs for snippet in file.snippets if snippet.kind == "tuning"]
-    configs = functions[kernel].configs if functions[kernel].configs is not None else (declared or [None])[-1]
+    declared = ([None] + [snippet.configs for snippet in file.snippets if snippet.kind == "tuning"])[-1]
+    if isinstance(declared, dict):  # {kernel name: configs}, for a file of several puzzles
+        declared = declared.get(kernel)
+    configs = functions[kernel].configs if functions[kernel].configs is not None else declared
     return KernelSource(kernel, "\n".join(lines) + "\n", origins, configs)
 
 

@@ -2,6 +2,8 @@
 the reference kernels and submissions that try the leaderboard tricks (skipped where there is no GPU)."""
 import json
 import math
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -43,6 +45,41 @@ def test_gpu_configs_declared_as_data_leave_the_kernel_untouched(course, tmp_pat
     configs = load_submission(path, course, ["vector_add"])["vector_add"].source.configs
     assert validate_configs(course.puzzle("vector_add"), configs)[1] == [
         "configs is not a literal list of triton.Config(...)"]
+
+
+def test_gpu_configs_for_a_file_of_several_puzzles_are_keyed_by_kernel(course, tmp_path):
+    def plain(solution):
+        source = (ROOT / "solutions" / solution).read_text()
+        return source[:source.index("@triton.autotune")] + source[source.index("@triton.jit"):]
+
+    path = tmp_path / "kernels.py"
+    path.write_text(plain("vector_add.py") + plain("softmax.py") + textwrap.dedent("""
+        GPU_CONFIGS: dict = {"add_kernel": [triton.Config({"BLOCK_SIZE": 2048})],
+                             "softmax_kernel": [triton.Config({}, num_warps=4)]}
+        """))
+    loaded = load_submission(path, course, ["vector_add", "softmax"])
+    assert loaded["vector_add"].source.configs == [{"kwargs": {"BLOCK_SIZE": 2048}}]
+    assert loaded["softmax"].source.configs == [{"kwargs": {}, "num_warps": 4}]
+    assert all(validate_configs(course.puzzle(p), loaded[p].source.configs)[1] == [] for p in loaded)
+
+
+def test_a_launch_configuration_is_completed_from_the_course(course):
+    benchmark = course.puzzle("softmax").benchmark  # config: {BLOCK_N: next_power_of_2(N), num_warps: 8}
+    sizes = {"M": 64, "N": 1000}
+    assert benchmark.launch_config({}, sizes) == {"kwargs": {"BLOCK_N": 1024}, "num_warps": 8}
+    assert benchmark.launch_config({"kwargs": {}, "num_warps": 2, "num_stages": 4}, sizes) == {
+        "kwargs": {"BLOCK_N": 1024}, "num_warps": 2, "num_stages": 4}
+    matmul = course.puzzle("matmul").benchmark
+    assert matmul.launch_config({"kwargs": {"BLOCK_K": 32}}, {"M": 64, "N": 64, "K": 64}) == {
+        "kwargs": {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, "num_warps": 8, "num_stages": 3}
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message of a machine without a GPU")
+def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "grader.cli", "bench", "solutions/", "--puzzle", "vector_add",
+                             "--out", str(tmp_path / "r.json")], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "no CUDA GPU here" in result.stderr and "triton-course check" in result.stderr
+    assert not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("config,message", [

@@ -1,11 +1,10 @@
 """`triton-course inspect`: the kernel compiled on the CPU as the GPU stage launches it, its IR, PTX and
-resources; and `triton-course bench` on a machine without a GPU."""
+resources."""
 import subprocess
 import sys
 import textwrap
 
 import pytest
-import torch
 
 from grader.inspection import inspect_kernel
 from grader.load import SubmissionError
@@ -93,17 +92,10 @@ def test_the_cli_prints_the_report_or_says_why_not(tmp_path):
     assert code == 2 and "the compiler rejects add_kernel for sm_90" in err and "Traceback" not in err
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message of a machine without a GPU")
-def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
-    code, out, err = run("bench", "solutions/", "--puzzle", "vector_add", "--out", str(tmp_path / "r.json"))
-    assert code == 2 and "no CUDA GPU here" in err and "triton-course check" in err
-    assert not (tmp_path / "r.json").exists()
-
-
 def test_a_reader_that_stops_early_gets_no_traceback():
     process = subprocess.Popen([sys.executable, "-m", "grader.cli", "inspect", "solutions/", "--puzzle", "attention"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert process.stdout.readline().startswith("attention_kernel for sm_90")
     process.stdout.close()  # as `| head -1` does; the report is larger than the pipe's buffer
     assert "Traceback" not in process.stderr.read()
-    assert process.wait() == 0
+    assert process.wait() == 128 + 13  # as a shell reports a command killed by SIGPIPE
