@@ -40,7 +40,8 @@ def test_gpu_configs_declared_as_data_leave_the_kernel_untouched(course, tmp_pat
     assert "GPU_CONFIGS" not in source.module and "@triton.autotune" not in source.module
     # A kernel's own @triton.autotune comes first; a declaration that is not literal is reported.
     path.write_text(solution + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': 64})]\n")
-    assert load_submission(path, course, ["vector_add"])["vector_add"].source.configs[0]["kwargs"] == {"BLOCK_SIZE": 1024}
+    first = load_submission(path, course, ["vector_add"])["vector_add"].source.configs[0]
+    assert first["kwargs"] == {"BLOCK_SIZE": 1024}
     path.write_text(plain + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}) for b in (64, 128)]\n")
     configs = load_submission(path, course, ["vector_add"])["vector_add"].source.configs
     assert validate_configs(course.puzzle("vector_add"), configs)[1] == [
