@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from .course import load_course
-from .timing import floor_seconds, peaks, time_against_baseline
+from .timing import floor_seconds, peaks, time_against_baseline, time_call
 from .transfer import StorageTransfer
 from .worker import import_module, module_name
 
@@ -149,15 +149,7 @@ def _autotune(configs, benchmark, sizes, launcher, fresh_inputs, names, flush):
             torch.cuda.synchronize()
         except Exception:
             continue
-        times = []
-        for _ in range(AUTOTUNE_CALLS):
-            flush()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            run(inputs)
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
+        times = [time_call(run, inputs, flush)[0] for _ in range(AUTOTUNE_CALLS)]
         timed.append((statistics.median(times), index, config))
     return min(timed)[2] if timed else configs[0]
 

@@ -214,9 +214,6 @@ def _snippet(node, lines, label, cell):
         modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
         if all(m.split(".")[0] in KEPT_IMPORTS for m in modules) and getattr(node, "level", 0) == 0:
             return _Snippet("import", "", *span(node.lineno, node.end_lineno))
-    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-            and _is_constant(node.value):
-        return _Snippet("constant", node.targets[0].id, *span(node.lineno, node.end_lineno))
     elif _assigned_name(node) == TUNING_NAME and node.value is not None:
         # Configurations declared for the GPU stage only: read as data, never part of the kernel's module.
         if isinstance(node.value, ast.Dict):
@@ -225,9 +222,9 @@ def _snippet(node, lines, label, cell):
         else:
             configs = _literal_configs(node.value)
         return _Snippet("tuning", TUNING_NAME, *span(node.lineno, node.end_lineno), configs=configs)
-    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
-            and _is_constant(node.value):  # LOG2E: tl.constexpr = 1.4426950408889634
-        return _Snippet("constant", node.target.id, *span(node.lineno, node.end_lineno))
+    elif _assigned_name(node) and node.value is not None and _is_constant(node.value):
+        # N = 4, or LOG2E: tl.constexpr = 1.4426950408889634
+        return _Snippet("constant", _assigned_name(node), *span(node.lineno, node.end_lineno))
     elif isinstance(node, ast.FunctionDef):
         decorators = tuple(_decorator_name(d) for d in node.decorator_list)
         if not decorators or all(d in JIT_DECORATORS + WRAPPING_DECORATORS for d in decorators):

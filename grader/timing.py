@@ -60,6 +60,21 @@ def normalised_error(out, expected):
     return float(((out.float() - expected.float()).abs().max() / scale).nan_to_num(float("inf")))
 
 
+def time_call(fn, inputs, flush_l2):
+    """(seconds, output) of one call fn(inputs) on a flushed L2 cache, between CUDA events."""
+    import torch
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    # No synchronisation between the flush and the call: the host prepares the launch while the GPU is
+    # still flushing, so the time between the events is the kernel's, not the launcher's.
+    flush_l2()
+    start.record()
+    output = fn(inputs)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 1e3, output
+
+
 def time_against_baseline(kernel, baseline, fresh_inputs, dtype, flush_l2):
     """Time kernel(inputs) -> output and baseline(inputs) -> output in alternation on fresh inputs.
 
@@ -79,16 +94,8 @@ def time_against_baseline(kernel, baseline, fresh_inputs, dtype, flush_l2):
         order = [("baseline", baseline), ("kernel", kernel)]
         outputs = {}
         for name, fn in (order if call % 2 else order[::-1]):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            torch.cuda.synchronize()
-            # No synchronisation between the flush and the call: the host prepares the launch while the GPU is
-            # still flushing, so the time between the events is the kernel's, not the launcher's.
-            flush_l2()
-            start.record()
-            outputs[name] = fn(inputs)
-            end.record()
-            torch.cuda.synchronize()
-            (kernel_times if name == "kernel" else baseline_times).append(start.elapsed_time(end) / 1e3)
+            seconds, outputs[name] = time_call(fn, inputs, flush_l2)
+            (kernel_times if name == "kernel" else baseline_times).append(seconds)
         if not all(torch.equal(a, b) for a, b in zip(inputs, originals)):
             return {"rejected": "the kernel changed its inputs"}
         error = normalised_error(outputs["kernel"], outputs["baseline"])
