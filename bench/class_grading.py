@@ -42,7 +42,7 @@ def run(command, cwd):
 
 
 def make_class(course_dir, course, puzzle_ids, assignment):
-    from grader.nbgrader import init_course
+    from grader.classroom.nbgrader import init_course
     init_course(course_dir, course, {assignment: puzzle_ids}, seed=1)
     run([str(Path(sys.executable).parent / "nbgrader"), "generate_assignment", assignment], course_dir)
     for student in range(STUDENTS):
@@ -59,7 +59,7 @@ def make_class(course_dir, course, puzzle_ids, assignment):
 
 def main():
     from grader.course import load_course
-    from grader.sandbox import sandbox_kind
+    from grader.pipeline.sandbox import sandbox_kind
     course = load_course()
     rows = []
     with tempfile.TemporaryDirectory() as scratch:

@@ -26,8 +26,8 @@ REPEATS = 9
 
 def _solutions(course, directory):
     """The reference kernels, imported as the worker imports them."""
-    from grader.load import load_submission
-    from grader.worker import import_module
+    from grader.pipeline.load import load_submission
+    from grader.pipeline.worker import import_module
     kernels = {}
     for puzzle in course.puzzles:
         source = load_submission(puzzle.solution, course, [puzzle.id])[puzzle.id].source
@@ -38,7 +38,7 @@ def _solutions(course, directory):
 
 def stock_times():
     """Run in a child with TRITON_INTERPRET=1: seconds per case with the stock interpreter."""
-    from grader.cases import make_case
+    from grader.pipeline.cases import make_case
     from grader.course import load_course
     course = load_course()
     kernels = _solutions(course, tempfile.mkdtemp())
@@ -56,11 +56,11 @@ def stock_times():
 
 
 def grader_times():
-    from grader.cases import make_case
-    from grader.compare import compare
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.compare import compare
     from grader.course import load_course
-    from grader.interpret import interpreting, launch, python_function
-    from grader.memcheck import MemoryChecker, Region
+    from grader.pipeline.interpret import interpreting, launch, python_function
+    from grader.pipeline.memcheck import MemoryChecker, Region
 
     class Unchecked(MemoryChecker):
         def tag(self, param, handle):

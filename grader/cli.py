@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .course import CourseError, load_course
-from .load import SubmissionError
+from .pipeline.load import SubmissionError
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command killed by SIGPIPE
@@ -99,15 +99,15 @@ def _list(course, as_json):
 
 
 def _check(course, args):
-    from .grade import grade_submission  # imports torch and triton: only for the commands that need them
-    from .report import to_json, to_text
+    from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
+    from .pipeline.report import to_json, to_text
     report = grade_submission(course, args.path, args.puzzle, args.seed)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
 
 
 def _grade(course, args):
-    from .classroom import grade_class
+    from .classroom.batch import grade_class
     for puzzle_id in args.puzzle or ():
         try:
             course.puzzle(puzzle_id)
@@ -121,7 +121,7 @@ def _grade(course, args):
 
 
 def _nbgrader_init(course, args):
-    from .nbgrader import init_course
+    from .classroom.nbgrader import init_course
     assignments = {}
     for spec in args.assignment or ():
         name, _, ids = spec.partition("=")
@@ -141,7 +141,7 @@ def _nbgrader_init(course, args):
 
 
 def _bench(course, args):
-    from .bench import bench_submission, write_results
+    from .gpu.bench import bench_submission, write_results
     results = bench_submission(course, args.path, args.puzzle, student=args.student)
     write_results(results, args.out)
     for puzzle in results["puzzles"]:
@@ -156,7 +156,7 @@ def _bench(course, args):
 
 
 def _inspect(course, args):
-    from .inspection import inspect_kernel
+    from .gpu.inspection import inspect_kernel
     try:
         course.puzzle(args.puzzle)
     except KeyError as error:
@@ -166,7 +166,7 @@ def _inspect(course, args):
 
 
 def _leaderboard(args):
-    from .leaderboard import load_results, write_leaderboard
+    from .gpu.leaderboard import load_results, write_leaderboard
     try:
         results = load_results(args.results)
     except (OSError, ValueError) as error:

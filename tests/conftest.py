@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from grader.course import load_course
-from grader.grade import grade_sources, grade_submission
-from grader.load import Loaded, SubmissionError, load_submission
-from grader.results import Diagnostic, PuzzleResult
+from grader.pipeline.grade import grade_sources, grade_submission
+from grader.pipeline.load import Loaded, SubmissionError, load_submission
+from grader.pipeline.results import Diagnostic, PuzzleResult
 from grader.settings import DEFAULT
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,8 +2,8 @@
 import numpy as np
 import torch
 
-from grader.cases import is_unwritten, make_case
-from grader.compare import compare
+from grader.pipeline.cases import is_unwritten, make_case
+from grader.pipeline.compare import compare
 
 
 def _case(course, puzzle_id, name):

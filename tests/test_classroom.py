@@ -4,7 +4,7 @@ import io
 import json
 import shutil
 
-from grader.classroom import grade_class, students
+from grader.classroom.batch import grade_class, students
 
 from conftest import BUGS, ROOT
 

@@ -1,9 +1,9 @@
 """Kernels that pass in the interpreter are compiled for sm_80 and sm_90 on the CPU; rejections name the line."""
 import textwrap
 
-from grader.compile_check import compile_arguments, signature
-from grader.interpret import python_function
-from grader.load import source_of_object
+from grader.pipeline.compile_check import compile_arguments, signature
+from grader.pipeline.interpret import python_function
+from grader.pipeline.load import source_of_object
 
 from conftest import BUGS, ROOT, write_notebook
 

@@ -9,10 +9,10 @@ import textwrap
 import pytest
 import torch
 
-from grader.bench import bench_submission, rates, validate_configs
-from grader.leaderboard import ranking, write_leaderboard
-from grader.load import load_submission
-from grader.timing import floor_seconds, peaks, summary
+from grader.gpu.bench import bench_submission, rates, validate_configs
+from grader.gpu.leaderboard import ranking, write_leaderboard
+from grader.pipeline.load import load_submission
+from grader.gpu.timing import floor_seconds, peaks, summary
 
 from conftest import ROOT
 

@@ -72,7 +72,7 @@ HOSTILE = {
                                                       "    tl.store(out_ptr"), "pass", None),
     "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,
                             "fail", "out_of_bounds"),
-    "monkeypatches the grader": (".py", "import grader.compare\ngrader.compare.compare = lambda *a, **k: []\n"
+    "monkeypatches the grader": (".py", "import grader.pipeline.compare\ngrader.compare.compare = lambda *a, **k: []\n"
                                  + NO_MASK, "fail", "out_of_bounds"),
 }
 

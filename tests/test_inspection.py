@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from grader.inspection import inspect_kernel
-from grader.load import SubmissionError
+from grader.gpu.inspection import inspect_kernel
+from grader.pipeline.load import SubmissionError
 
 from conftest import ROOT
 

@@ -10,11 +10,11 @@ import triton.language as tl
 from triton.runtime import interpreter
 from triton.runtime.jit import JITFunction
 
-from grader.cases import make_case, make_cases
-from grader.grade import _job, grade_kernel
-from grader.load import source_of_object
+from grader.pipeline.cases import make_case, make_cases
+from grader.pipeline.grade import _job, grade_kernel
+from grader.pipeline.load import source_of_object
 from grader.settings import DEFAULT
-from grader.worker import run_puzzle
+from grader.pipeline.worker import run_puzzle
 
 import kernels
 from conftest import ROOT

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from grader.leaderboard import write_leaderboard
+from grader.gpu.leaderboard import write_leaderboard
 
 from conftest import ROOT
 from test_gpu_stage import _result

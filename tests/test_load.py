@@ -1,8 +1,8 @@
 """Submissions load from .py files, notebooks and directories; each problem gets its own verdict."""
 import pytest
 
-from grader.grade import grade_submission
-from grader.load import SubmissionError, read_file
+from grader.pipeline.grade import grade_submission
+from grader.pipeline.load import SubmissionError, read_file
 from grader.settings import Settings
 
 from conftest import ROOT, write_notebook

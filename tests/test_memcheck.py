@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 import torch
 
-from grader.cases import Buffer
+from grader.pipeline.cases import Buffer
 from grader.course import TensorSpec
-from grader.interpret import interpreting, launch, python_function
-from grader.memcheck import MemoryChecker, OutOfBounds, Region
+from grader.pipeline.interpret import interpreting, launch, python_function
+from grader.pipeline.memcheck import MemoryChecker, OutOfBounds, Region
 
 import kernels
 

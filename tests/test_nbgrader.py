@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.nbgrader import init_course, source_notebook
+from grader.classroom.nbgrader import init_course, source_notebook
 
 from conftest import BUGS, ROOT
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from grader.sandbox import Child, command, sandbox_kind
+from grader.pipeline.sandbox import Child, command, sandbox_kind
 from grader.settings import Settings
 
 from conftest import ROOT
@@ -96,6 +96,6 @@ def test_no_network_and_no_view_of_the_grader(tmp_path):
 
 
 def test_without_bubblewrap_the_command_is_unchanged(monkeypatch, tmp_path):
-    import grader.sandbox
-    monkeypatch.setattr(grader.sandbox, "_SANDBOX", "resource limits only")
+    import grader.pipeline.sandbox
+    monkeypatch.setattr(grader.pipeline.sandbox, "_SANDBOX", "resource limits only")
     assert command(["python", "-V"], tmp_path) == ["python", "-V"]

@@ -2,9 +2,9 @@
 import numpy as np
 import torch
 
-from grader.interpret import interpreting, launch, python_function
-from grader.memcheck import MemoryChecker, OutOfBounds, Region
-from grader.transfer import StorageTransfer
+from grader.pipeline.interpret import interpreting, launch, python_function
+from grader.pipeline.memcheck import MemoryChecker, OutOfBounds, Region
+from grader.gpu.transfer import StorageTransfer
 
 from test_memcheck import buffer_of
 

@@ -15,14 +15,14 @@ from .access import memory_map
 from .cases import make_case
 from .compare import compare
 from .compile_check import compile_arguments
-from .course import with_hidden_cases
+from ..course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .interpret import python_function
 from .load import load_submission, signature_problem, source_of_object
 from .memcheck import program_name
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import run_worker, sandbox_kind
-from .settings import DEFAULT
+from ..settings import DEFAULT
 
 ENDING_ADVICE = {
     "timeout": "The kernel did not finish in time.",

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-GRADER_ROOT = Path(__file__).resolve().parent.parent
+GRADER_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 @dataclass
@@ -139,7 +139,7 @@ class Child:
         return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
-def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.worker", gpu=False,
+def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.pipeline.worker", gpu=False,
                progress=None):
     """Run the worker until every puzzle has a result file or an Ending; returns {puzzle id: Ending}.
 

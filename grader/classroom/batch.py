@@ -7,9 +7,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .grade import grade_submission
-from .load import SUFFIXES, SubmissionError
-from .report import to_text
+from ..pipeline.grade import grade_submission
+from ..pipeline.load import SUFFIXES, SubmissionError
+from ..pipeline.report import to_text
 
 
 def students(directory, assignment=None):

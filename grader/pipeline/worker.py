@@ -2,7 +2,7 @@
 
 The grader's process makes the cases and keeps the reference; it sends this worker only the kernel modules
 (see load.KernelSource), the input tensors and the launch plans, and gets back the memory the kernels left
-behind, which it compares itself. `python -m grader.worker REQUEST RESULTS` reads REQUEST (torch.save'd),
+behind, which it compares itself. `python -m grader.pipeline.worker REQUEST RESULTS` reads REQUEST (torch.save'd),
 and writes one file per puzzle into RESULTS as soon as that puzzle is done, so that a worker that dies or
 hangs on one puzzle has still delivered the ones before it.
 
@@ -20,7 +20,7 @@ import torch
 
 from .cases import Buffer
 from .compile_check import compile_problems
-from .course import TensorSpec
+from ..course import TensorSpec
 from .interpret import KernelCrashed, interpreting, launch, python_function
 from .memcheck import MemoryChecker, OutOfBounds, Region
 

@@ -1,6 +1,6 @@
 """The GPU side of `triton-course bench`: verify a compiled kernel on the GPU, then time it against PyTorch.
 
-`python -m grader.gpu REQUEST RESULTS`, started (and restarted after a crash) by sandbox.run_worker like
+`python -m grader.gpu.worker REQUEST RESULTS`, started (and restarted after a crash) by sandbox.run_worker like
 the CPU worker, writes one result file per puzzle. The verification runs the puzzle's CPU cases on the GPU
 (their tensors moved with transfer.StorageTransfer, so views keep their strides) and returns the memory
 for the grader to compare; the timing follows timing.py.
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import torch
 
-from .course import load_course
+from ..course import load_course
 from .timing import floor_seconds, peaks, time_against_baseline, time_call
 from .transfer import StorageTransfer
-from .worker import import_module, module_name
+from ..pipeline.worker import import_module, module_name
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 AUTOTUNE_CALLS = 7  # a single timed call is noisy enough to pick the wrong configuration

@@ -6,9 +6,9 @@ which program touched which element; elsewhere it is text.
 """
 import warnings
 
-from .course import load_course
-from .grade import grade_kernel
-from .report import puzzle_text
+from ..course import load_course
+from ..pipeline.grade import grade_kernel
+from ..pipeline.report import puzzle_text
 
 EARLY_PUZZLES = 3  # the puzzles whose failures always come with a picture of the memory accesses
 
@@ -64,10 +64,10 @@ def run(kernel, grid, *args, **kwargs):
     import numpy as np
     import torch
 
-    from .cases import Buffer
-    from .course import TensorSpec
-    from .interpret import interpreting, launch, python_function
-    from .memcheck import MemoryChecker, OutOfBounds, Region
+    from ..pipeline.cases import Buffer
+    from ..course import TensorSpec
+    from ..pipeline.interpret import interpreting, launch, python_function
+    from ..pipeline.memcheck import MemoryChecker, OutOfBounds, Region
 
     fn = python_function(kernel)
     bound = inspect.signature(fn).bind(*args, **kwargs).arguments

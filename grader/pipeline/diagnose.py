@@ -1,5 +1,5 @@
 """Explain a puzzle's failures across its cases: what the passing and failing cases have in common."""
-from .course import LAYOUTS
+from ..course import LAYOUTS
 from .results import Diagnostic
 
 # Messages from Triton (interpreter or compiler) that students meet, and what to do about them.

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 from triton.runtime import interpreter
 
-from .settings import DEFAULT
+from ..settings import DEFAULT
 
 TAG = "_grader_region"
 # Builder operations whose result is a pointer derived from a pointer operand.

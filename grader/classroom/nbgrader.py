@@ -19,9 +19,9 @@ import nbformat
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
-from .course import load_course
-from .grade import grade_submission
-from .report import puzzle_text
+from ..course import load_course
+from ..pipeline.grade import grade_submission
+from ..pipeline.report import puzzle_text
 
 TEST_CELL_PREFIX = "check_"
 
@@ -48,7 +48,7 @@ CONFIG = '''"""nbgrader configuration of the Triton puzzle course (written by `t
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades
 
-from grader.nbgrader import GradeWithTritonCourse
+from grader.classroom.nbgrader import GradeWithTritonCourse
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.CourseDirectory.course_id = "triton-puzzles"

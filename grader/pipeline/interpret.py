@@ -23,7 +23,7 @@ from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction, _normalize_ty
 
 from .memcheck import OutOfBounds
-from .settings import DEFAULT
+from ..settings import DEFAULT
 
 _rewritten = {}  # python function -> its interpreter rewrite (cached, as Triton does)
 

@@ -5,7 +5,7 @@ import torch
 from .cases import is_unwritten
 from .memcheck import decode_program, program_name
 from .results import Diagnostic
-from .settings import DEFAULT
+from ..settings import DEFAULT
 
 _BITS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 

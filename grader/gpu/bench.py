@@ -12,11 +12,11 @@ from pathlib import Path
 
 import torch
 
-from .cases import make_case
-from .grade import case_payload, run_case
-from .load import SubmissionError, load_submission
-from .sandbox import run_worker
-from .settings import DEFAULT
+from ..pipeline.cases import make_case
+from ..pipeline.grade import case_payload, run_case
+from ..pipeline.load import SubmissionError, load_submission
+from ..pipeline.sandbox import run_worker
+from ..settings import DEFAULT
 
 NUM_WARPS = (1, 2, 4, 8, 16)
 
@@ -80,7 +80,7 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
         torch.save({"puzzles": list(jobs.values())}, scratch / "request.pt")
         # CUDA reserves far more address space than it uses: no address-space limit for the GPU worker.
         gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
-        endings = run_worker(scratch / "request.pt", out, scratch, gpu_settings, list(jobs), module="grader.gpu",
+        endings = run_worker(scratch / "request.pt", out, scratch, gpu_settings, list(jobs), module="grader.gpu.worker",
                              gpu=True) if jobs else {}
         if (out / "device.pt").exists():
             device = torch.load(out / "device.pt", weights_only=True)

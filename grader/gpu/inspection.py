@@ -12,11 +12,11 @@ import tempfile
 from pathlib import Path
 
 from .bench import validate_configs
-from .compile_check import benchmark_arguments, compile_arguments, signature
-from .diagnose import hint
-from .interpret import python_function
-from .load import SubmissionError, load_submission
-from .worker import import_module, module_name
+from ..pipeline.compile_check import benchmark_arguments, compile_arguments, signature
+from ..pipeline.diagnose import hint
+from ..pipeline.interpret import python_function
+from ..pipeline.load import SubmissionError, load_submission
+from ..pipeline.worker import import_module, module_name
 
 
 def inspect_kernel(course, path, puzzle_id, target=90):
