@@ -1,9 +1,9 @@
 """Kernels that pass in the interpreter are compiled for sm_80 and sm_90 on the CPU; rejections name the line."""
 import textwrap
 
-from grader.pipeline.compile_check import compile_arguments, signature
-from grader.pipeline.interpret import python_function
-from grader.pipeline.load import source_of_object
+from grader.pipeline.cases import make_case
+from grader.pipeline.compile_check import signature
+from grader.pipeline.interpret import bind_arguments, python_function
 
 from conftest import BUGS, ROOT, write_notebook
 
@@ -21,7 +21,7 @@ def test_an_import_inside_the_kernel_is_rejected_at_its_line(grade):
     assert result.cases == [], "a kernel that does not compile is not run"
     [diagnostic] = result.diagnostics
     assert diagnostic.kind == "compile"
-    assert "(sm_80 and sm_90) rejects the kernel at import_in_kernel.py line 11: import math" in diagnostic.message
+    assert "import_in_kernel.py line 11: import math\n" in diagnostic.message
     assert "Imports are not allowed inside a kernel" in diagnostic.message
 
 
@@ -50,21 +50,11 @@ def test_a_small_fp16_dot_is_rejected_in_a_notebook_cell(tmp_path, grade):
     assert "K >= 16" in result.diagnostics[0].message
 
 
-def test_a_live_kernel_becomes_a_module_of_its_helpers_and_constants():
-    source = source_of_object(kernels.helpers_kernel, "helpers_kernel")
-    assert "def helpers_kernel(" in source.module and "def _double(x):" in source.module
-    assert source.module.count("@triton.jit") >= 2 and "@triton.autotune" not in source.module
-    line = source.module.splitlines().index(next(l for l in source.module.splitlines()
-                                                  if l.startswith("def helpers_kernel("))) + 1
-    assert source.describe_line(line) == "line 1 of helpers_kernel"
-    assert source.describe_line(line + 2) == "line 3 of helpers_kernel"
-
-
 def test_the_signature_follows_the_kernel_annotations(course):
-    arguments = compile_arguments(course.puzzle("strided_views"))
-    assert arguments == [("x_ptr", "*fp32"), ("M", 37), ("N", 50), ("stride_m", 50), ("stride_n", 1),
-                         ("BLOCK_M", 16), ("BLOCK_N", 16)]
-    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), arguments)
+    args = make_case(course.puzzle("strided_views"), 0).launches[0].args
+    assert args[1:] == [37, 50, 50, 1, 16, 16]
+    bound = bind_arguments(kernels.add_one_kernel, args)
+    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
     # As a GPU launch specialises them: the int equal to 1 folded in, the pointer (16-byte aligned) and
     # the ints divisible by 16 marked.
     assert types == {"x_ptr": "*fp32", "M": "i32", "N": "i32", "stride_m": "i32", "stride_n": "constexpr",
@@ -74,8 +64,8 @@ def test_the_signature_follows_the_kernel_annotations(course):
 
 
 def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
-    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel),
-                                         [("x_ptr", "*fp16"), ("M", 3), ("N", 32), ("stride_m", 32), ("stride_n", 1),
-                                          ("BLOCK_M", 16), ("BLOCK_N", 32)])
+    import torch
+    bound = bind_arguments(kernels.add_one_kernel, [torch.empty(96, dtype=torch.float16), 3, 32, 32, 1, 16, 32])
+    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
     assert types["stride_n"] == "constexpr" and constexprs["stride_n"] == 1
     assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]

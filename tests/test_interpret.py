@@ -11,8 +11,9 @@ from triton.runtime import interpreter
 from triton.runtime.jit import JITFunction
 
 from grader.pipeline.cases import make_case, make_cases
-from grader.pipeline.grade import _job, grade_kernel
-from grader.pipeline.load import source_of_object
+from grader.pipeline.grade import grade_kernel
+from grader.pipeline.load import load_live
+from grader.pipeline.protocol import job
 from grader.settings import DEFAULT
 from grader.pipeline.worker import run_puzzle
 
@@ -67,8 +68,8 @@ def test_every_patch_is_restored_and_real_compilation_still_works(course, tmp_pa
     options_before = interpreter.interpreter_builder.options
 
     puzzle = course.puzzle("strided_views")
-    job = _job(puzzle.id, puzzle, source_of_object(kernels.add_one_kernel, puzzle.kernel), make_cases(puzzle), DEFAULT)
-    outcome = run_puzzle(job, tmp_path)  # what the worker does: compile, then interpret every case
+    request = job(puzzle.id, puzzle, load_live(kernels.add_one_kernel, puzzle).source, make_cases(puzzle), DEFAULT)
+    outcome = run_puzzle(request, tmp_path)  # what the worker does: compile, then interpret every case
     assert outcome["compile"] == [] and all(run["error"] is None for case in outcome["cases"] for run in case["runs"])
 
     assert {name: getattr(tl, name) for name in dir(tl)} == language_before

@@ -2,7 +2,10 @@
 import pytest
 
 from grader.pipeline.grade import grade_submission
-from grader.pipeline.load import SubmissionError, read_file
+from grader.pipeline.load import SubmissionError
+from grader.pipeline.load.files import read_file
+from grader.pipeline.load.module import ModuleDefinitions
+from grader.settings import DEFAULT
 from grader.settings import Settings
 
 from conftest import ROOT, write_notebook
@@ -65,14 +68,16 @@ def test_a_wrong_signature_is_an_error(tmp_path, grade):
         "passes 5" in result.diagnostics[0].message
 
 
-def test_nothing_but_imports_constants_and_jit_functions_is_kept(tmp_path):
+def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):
     path = tmp_path / "vector_add.py"
     path.write_text("import does_not_exist\nimport os\nos._exit(3)\nBLOCK = 128\nSCALE = tl.constexpr(2.0)\n"
-                    "def helper():\n    pass\n" + SOLUTION + "\nadd_kernel[(1,)](1, 2, 3)\n")
-    [snippets] = [read_file(path).snippets]
-    assert [(s.kind, s.name) for s in snippets] == [
-        ("constant", "BLOCK"), ("constant", "SCALE"), ("function", "helper"), ("import", ""), ("import", ""),
-        ("function", "add_kernel")]
+                    "def helper():\n    pass\n" + SOLUTION + "\nadd_kernel[(1,)](1, 2, 3)\nBLOCK = os.cpu_count()\n")
+    names = ModuleDefinitions(read_file(path, DEFAULT)).names
+    kinds = {name: binding.kind for name, binding in names.items()}
+    # SCALE reads `tl` before the file imports it: Python would fail there too.
+    assert kinds == {"does_not_exist": "host", "os": "host", "SCALE": "host", "helper": "function",
+                     "triton": "known", "tl": "known", "add_kernel": "jit", "BLOCK": "host"}
+    assert "os.cpu_count()" in names["BLOCK"].reason, "the last binding wins, and it is host code"
 
 
 def test_a_directory_grades_every_puzzle_and_survives_a_corrupt_notebook(tmp_path, grade):

@@ -5,7 +5,7 @@ import torch
 
 from grader.pipeline.cases import Buffer
 from grader.course import TensorSpec
-from grader.pipeline.interpret import interpreting, launch, python_function
+from grader.pipeline.interpret import bind_arguments, interpreting, launch, python_function
 from grader.pipeline.memcheck import MemoryChecker, OutOfBounds, Region
 
 import kernels
@@ -26,7 +26,8 @@ def run(kernel, buffers, args, grid):
     grid = tuple(grid) + (1,) * (3 - len(grid))
     programs = [(x, 0, 0) for x in range(grid[0])]
     with interpreting():
-        launch(python_function(kernel), args, grid, programs, MemoryChecker(regions, 0, grid, 1))
+        launch(python_function(kernel), bind_arguments(kernel, args), grid, programs,
+               MemoryChecker(regions, 0, grid, 1))
 
 
 def test_in_bounds_copy_runs_and_records_writers():

@@ -13,7 +13,8 @@ from pathlib import Path
 import torch
 
 from ..pipeline.cases import make_case
-from ..pipeline.grade import case_payload, run_case
+from ..pipeline.grade import run_case
+from ..pipeline.protocol import case_payload
 from ..pipeline.load import SubmissionError, load_submission
 from ..pipeline.sandbox import run_worker
 from ..settings import DEFAULT

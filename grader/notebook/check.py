@@ -59,23 +59,20 @@ def run(kernel, grid, *args, **kwargs):
     """Launch `kernel[grid](*args, **kwargs)` on CPU tensors in the interpreter with every load and store
     checked: a lane out of bounds stops it with a message instead of corrupting memory or killing the
     notebook. What the kernel prints is shown. Returns True when the launch completed."""
-    import inspect
-
     import numpy as np
     import torch
 
-    from ..pipeline.cases import Buffer
     from ..course import TensorSpec
-    from ..pipeline.interpret import interpreting, launch, python_function
+    from ..pipeline.cases import Buffer
+    from ..pipeline.interpret import bind_arguments, interpreting, launch, python_function
     from ..pipeline.memcheck import MemoryChecker, OutOfBounds, Region
 
     fn = python_function(kernel)
-    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
-    values = list(bound.values())
+    arguments = bind_arguments(kernel, args, kwargs)
     grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
     full = grid + (1,) * (3 - len(grid))
     regions = {}
-    for param, value in bound.items():
+    for param, value in arguments.items():
         if isinstance(value, torch.Tensor):
             storage = value.untyped_storage()
             parent = torch.empty(0, dtype=value.dtype).set_(storage, 0, (storage.nbytes() // value.element_size(),))
@@ -86,7 +83,7 @@ def run(kernel, grid, *args, **kwargs):
     programs = [(x, y, z) for x in range(full[0]) for y in range(full[1]) for z in range(full[2])]
     try:
         with interpreting():
-            output = launch(fn, values, full, programs, MemoryChecker(regions, 0, full, len(grid)))
+            output = launch(fn, arguments, full, programs, MemoryChecker(regions, 0, full, len(grid)))
     except OutOfBounds as violation:
         print(f"stopped before an out-of-bounds access: {violation.message()}")
         return False

@@ -27,6 +27,7 @@ def puzzle_html(result):
             f'<tr><td style="color:{"#1a7f37" if c.status == "pass" else "#b42318"}">{c.status}</td>'
             f"<td>{html.escape(c.name)}</td><td>{html.escape(c.description)}</td></tr>" for c in result.cases)
         parts.append(f'<table><tr><th>result</th><th>case</th><th>shape, layout, dtype, blocks</th></tr>{rows}</table>')
+    parts += [f"<p><i>{html.escape(note)}</i></p>" for note in result.notes]
     failing = [c for c in result.cases if c.status != "pass"]
     for case in failing[:CASES_DETAILED]:
         parts.append(f"<h4>case '{html.escape(case.name)}'</h4>")

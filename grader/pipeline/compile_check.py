@@ -1,29 +1,20 @@
 """Compile kernels for real NVIDIA targets on a machine without a GPU, and say where the compiler objects.
 
-The interpreter runs plain Python, so it accepts what the GPU compiler rejects: an import or a torch call
-inside a kernel, a block size that is not a tl.constexpr, a tl.dot on blocks smaller than 16.
-`triton.compile` needs no GPU to produce PTX. It runs in the sandboxed worker, before interpretation.
+The interpreter runs plain Python, so it accepts what the GPU compiler rejects: a block size that is not a
+tl.constexpr, a tl.dot on blocks smaller than 16, a non-constexpr global. `triton.compile` needs no GPU to
+produce PTX. It runs in the sandboxed worker, before interpretation (constexpr functions run while compiling).
 """
-import ast
-import importlib.util
-import inspect
 import re
-import sys
-import textwrap
 
-from .interpret import python_function
+from .interpret import bind_arguments, constexpr_params, python_function
 
-
-def compile_arguments(puzzle):
-    """What the first case passes to each parameter: a pointer type for tensors, else the value."""
-    from .cases import make_case
-    launch = make_case(puzzle, 0).launches[0]
-    return _as_compile_arguments(puzzle, launch.args)
+POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
+                 "int32": "*i32", "int64": "*i64"}
 
 
 def benchmark_arguments(puzzle, config):
-    """What the GPU stage's timed launch at the first benchmark size passes to each parameter, with `config`
-    (Benchmark.launch_config) for the blocks: a pointer type for tensors, else the value."""
+    """The arguments, in the puzzle's order, of the GPU stage's first timed launch with `config`
+    (Benchmark.launch_config) for the blocks: tensors on the meta device, ints for the rest."""
     import torch
 
     benchmark = puzzle.benchmark
@@ -31,31 +22,35 @@ def benchmark_arguments(puzzle, config):
     tensors = {t.name: torch.empty(t.shape_at(sizes), dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
                for t in puzzle.tensors}
     namespace = {**sizes, **config["kwargs"], **tensors}
-    return _as_compile_arguments(puzzle, [expression(namespace) for expression in puzzle.args.values()])
+    return [expression(namespace) for expression in puzzle.args.values()]
 
 
-def _as_compile_arguments(puzzle, values):
-    import torch
+def pointer_type(value):
+    """'*fp32' for a float32 tensor argument, None for anything that is not a tensor."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or not hasattr(value, "data_ptr"):
+        return None
+    return POINTER_TYPES.get(str(dtype).removeprefix("torch."), "*fp32")
 
-    pointer = {torch.float32: "*fp32", torch.float16: "*fp16", torch.bfloat16: "*bf16"}
-    return [(param, pointer[value.dtype] if isinstance(value, torch.Tensor) else value)
-            for param, value in zip(puzzle.params, values)]
 
-
-def signature(fn, arguments):
-    """Triton signature, constexprs and attributes as a real launch makes them: constexpr where the kernel
-    says so, an int equal to 1 folded in as a constant, ints divisible by 16 marked so, and pointers marked
-    16-byte aligned, as fresh allocations are (a view with a storage offset may not be), which lets the
-    compiler vectorise."""
-    from .interpret import constexpr_params
+def signature(fn, bound, aligned=lambda param: True):
+    """Triton signature, constexprs and attributes as a real launch makes them from bound arguments
+    ({parameter: value}): constexpr where the kernel says so, an int equal to 1 folded in as a constant, ints
+    divisible by 16 marked so, and pointers marked 16-byte aligned where `aligned` says (fresh allocations
+    are; a view with a storage offset may not be), which lets the compiler vectorise."""
     constexprs = constexpr_params(fn)
     types, values, attrs = {}, {}, {}
-    for index, ((_, value), param) in enumerate(zip(arguments, inspect.signature(fn).parameters)):
+    for index, param in enumerate(fn.__code__.co_varnames[:fn.__code__.co_argcount]):
+        value = bound[param]
+        pointer = pointer_type(value)
         if param in constexprs or (type(value) is int and value == 1):
             types[param], values[param] = "constexpr", value
-        elif isinstance(value, str):
-            types[param] = value
-            attrs[(index,)] = [["tt.divisibility", 16]]
+        elif pointer is not None:
+            types[param] = pointer
+            if aligned(param):
+                attrs[(index,)] = [["tt.divisibility", 16]]
+        elif isinstance(value, bool):
+            types[param] = "i1"
         elif isinstance(value, float):
             types[param] = "fp32"
         else:
@@ -65,70 +60,59 @@ def signature(fn, arguments):
     return types, values, attrs
 
 
-def compile_problems(path, kernel, arguments, targets):
-    """[{"targets", "message", "line"}] for the targets the kernel in module `path` does not compile for;
-    `line` is a line of that module, or None."""
+def jit_function(kernel):
+    """The JITFunction under @triton.autotune and @triton.heuristics."""
+    while not hasattr(kernel, "cache_key") and hasattr(kernel, "fn"):
+        kernel = kernel.fn
+    return kernel
+
+
+def compile_kernel(kernel, args, target, options=None):
+    """triton.compile of `kernel` as launched with `args` (in parameter order), for sm_`target`."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
+    bound = bind_arguments(kernel, args)
+    types, constexprs, attrs = signature(python_function(kernel), bound)
+    source = ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs)
+    return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
+
+
+def compile_problems(modules, kernel_name, args, targets):
+    """[{"targets", "message", "line", "module"}] for the targets the kernel (`kernel_name` in the main module
+    of `modules`, a worker.KernelModules) does not compile for, launched with `args`; `line` is a line of the
+    rebuilt module named `module`, or None."""
     failures = {}
     for target in targets:
-        # A fresh module for each target: after one failed compile, Triton lets the same kernel object
+        # Fresh modules for each target: after one failed compile, Triton lets the same kernel object
         # compile "successfully" (seen with a torch call inside a kernel on 3.9).
-        name = f"{path.stem}_sm{target}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        jit_function = getattr(module, kernel)
-        types, constexprs, attrs = signature(python_function(jit_function), arguments)
-        source = ASTSource(fn=jit_function, signature=types, constexprs=constexprs, attrs=attrs)
+        kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
         try:
-            triton.compile(source, target=GPUTarget("cuda", target, 32))
+            compile_kernel(kernel, args, target)
         except Exception as error:
-            failures.setdefault(_describe(error, module), []).append(target)
-    return [{"targets": targets, "message": message, "line": line} for (message, line), targets in failures.items()]
+            failures.setdefault(describe(error, modules), []).append(target)
+    return [{"targets": targets, "message": message, "line": line, "module": module}
+            for (message, module, line), targets in failures.items()]
 
 
-def _describe(error, module):
-    """(message, module line) of a compile error."""
+def describe(error, modules):
+    """(message, module name, module line) of a compile error."""
     text = str(error)
-    message = getattr(error, "error_message", None) or text.strip().splitlines()[-1]
+    message = getattr(error, "error_message", None) or (text.strip().splitlines() or [type(error).__name__])[-1]
     message = re.sub(r" at 0x[0-9a-f]+", "", message)
     location = re.match(r"at (\d+):(\d+):", text)
     if location and getattr(error, "src", None):
-        for value in vars(module).values():
-            fn = python_function(value)
-            if fn is not None and _source(fn) == error.src:
-                return message, _def_line(fn) + int(location.group(1)) - 1
-    return message, _host_call(module, text)
+        for name, module in modules.loaded.items():
+            for value in vars(module).values():
+                fn = python_function(value)
+                if fn is not None and getattr(jit_function(value), "src", None) == error.src:
+                    return message, name, _def_line(fn) + int(location.group(1)) - 1
+    return message, None, None
 
 
 def _def_line(fn):
+    """The line of a function's `def` (its code starts at its first decorator)."""
+    import inspect
     lines, first = inspect.getsourcelines(fn)
-    return first + ast.parse(textwrap.dedent("".join(lines))).body[0].lineno - 1
-
-
-def _source(fn):
-    """The function's source from its `def` line on, as Triton keeps it."""
-    text = textwrap.dedent(inspect.getsource(fn))
-    return "\n".join(text.splitlines()[ast.parse(text).body[0].lineno - 1:]) + "\n"
-
-
-def _host_call(module, text):
-    """For 'Unsupported function referenced': the first kernel line calling into a module other than triton."""
-    if "Unsupported function referenced" not in text:
-        return None
-    hosts = {name for name, value in vars(module).items()
-             if inspect.ismodule(value) and value.__name__.split(".")[0] != "triton"}
-    for value in vars(module).values():
-        fn = python_function(value)
-        if fn is None:
-            continue
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-        first = _def_line(fn) - tree.body[0].lineno
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in hosts:
-                return first + node.lineno
-    return None
+    return first + next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))

@@ -27,8 +27,9 @@ def hint(message):
     return next((f"\n{advice}" for pattern, advice in HINTS if pattern in message), "")
 
 
-def diagnose(puzzle, case_results):
-    """Puzzle-level diagnostics: the first of each kind from the failing cases, then the patterns."""
+def diagnose(puzzle, case_results, params=None):
+    """Puzzle-level diagnostics: the first of each kind from the failing cases, then the patterns. `params`:
+    the kernel's own names for the puzzle's parameters, in order."""
     failing = [(spec, result) for spec, result in zip(puzzle.cases, case_results) if result.status != "pass"]
     if not failing:
         return []
@@ -38,11 +39,11 @@ def diagnose(puzzle, case_results):
             if diagnostic.kind not in seen:
                 seen.add(diagnostic.kind)
                 diagnostics.append(diagnostic)
-    diagnostics += _stride_pattern(puzzle, case_results)
+    diagnostics += _stride_pattern(puzzle, case_results, dict(zip(puzzle.params, params or puzzle.params)))
     return diagnostics
 
 
-def _stride_pattern(puzzle, case_results):
+def _stride_pattern(puzzle, case_results, names):
     contiguous = [r for spec, r in zip(puzzle.cases, case_results) if spec.layout == "contiguous"]
     strided = [(spec, r) for spec, r in zip(puzzle.cases, case_results) if spec.layout != "contiguous"]
     if not contiguous or not all(r.status == "pass" for r in contiguous):
@@ -50,7 +51,7 @@ def _stride_pattern(puzzle, case_results):
     failed_layouts = sorted({spec.layout for spec, r in strided if r.status != "pass"})
     if not failed_layouts:
         return []
-    params = [p for p, expr in puzzle.args.items() if ".stride(" in expr.source]
+    params = [names[p] for p, expr in puzzle.args.items() if ".stride(" in expr.source]
     names = ", ".join(LAYOUTS[layout] for layout in failed_layouts)
     return [Diagnostic("stride", (
         f"Every contiguous case passes but these layouts fail: {names}. The kernel assumes contiguous row-major "

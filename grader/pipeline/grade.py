@@ -4,7 +4,6 @@ This process never runs the submission: it reads the kernels (load.py), makes th
 results (cases.py), has the worker compile and interpret the kernels in a sandbox (sandbox.py, worker.py),
 and compares what comes back (compare.py, diagnose.py). A hostile submission can only spoil its own run.
 """
-import inspect
 import tempfile
 from pathlib import Path
 
@@ -14,12 +13,11 @@ import torch
 from .access import memory_map
 from .cases import make_case
 from .compare import compare
-from .compile_check import compile_arguments
 from ..course import with_hidden_cases
 from .diagnose import diagnose, hint
-from .interpret import python_function
-from .load import load_submission, signature_problem, source_of_object
+from .load import MAIN, load_live, load_submission
 from .memcheck import program_name
+from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import run_worker, sandbox_kind
 from ..settings import DEFAULT
@@ -31,57 +29,47 @@ ENDING_ADVICE = {
 }
 
 
-def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None):
+def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
+                     modules_from=None):
     """Grade a .py file, a notebook or a directory of them.
 
     `hidden`: paths the worker must not see. `hidden_seed`: add the instructor's hidden cases (and inputs).
+    `modules_from`: the student's folder, whose .py files a lone notebook may import (nbgrader's layout).
     """
-    loaded = load_submission(path, course, puzzle_ids)
+    loaded = load_submission(path, course, puzzle_ids, settings, modules_from)
     sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
-    submission = Path(path).resolve()
     puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
                for pid in sources}
-    graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings,
-                           hidden=[submission if submission.is_dir() else submission.parent, *hidden],
+    graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings, hidden=hidden,
                            puzzles=puzzles)
-    results = []
-    for puzzle_id, item in loaded.items():
-        puzzle = course.puzzle(puzzle_id)
-        if item.status == "found":
-            result = graded[puzzle_id]
-            result.source = item.path
-        else:
-            result = PuzzleResult(puzzle.id, puzzle.title, item.status, 0, puzzle.points, item.path,
-                                  diagnostics=item.diagnostics)
-        results.append(result)
-    return GradeReport(results, sandbox_kind())
+    return GradeReport([_result(course.puzzle(pid), item, graded.get(pid)) for pid, item in loaded.items()],
+                       sandbox_kind())
 
 
 def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
-    problem = live_signature_problem(puzzle, kernel)
-    if problem:
-        return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points,
-                            diagnostics=[Diagnostic("load_error", problem)])
-    return grade_sources(course, {puzzle.id: source_of_object(kernel, puzzle.kernel)}, seed, settings,
-                         puzzles={puzzle.id: puzzle}, pictures=pictures, progress=progress)[puzzle.id]
+    loaded = load_live(kernel, puzzle, settings)
+    graded = {}
+    if loaded.status == "found":
+        graded = grade_sources(course, {puzzle.id: loaded.source}, seed, settings, puzzles={puzzle.id: puzzle},
+                               pictures=pictures, progress=progress)
+    return _result(puzzle, loaded, graded.get(puzzle.id))
 
 
-def live_signature_problem(puzzle, kernel):
-    """Why this object cannot be graded as the puzzle's kernel, or None."""
-    fn = python_function(kernel)
-    if fn is None and not callable(kernel):
-        return (f"{puzzle.kernel} is a {type(kernel).__name__}, not a @triton.jit kernel (the puzzle expects "
-                f"@triton.jit def {puzzle.signature()}).")
-    params = list(inspect.signature(fn or kernel).parameters)
-    return signature_problem(puzzle, puzzle.kernel, fn is not None, params)
+def _result(puzzle, loaded, graded):
+    """The PuzzleResult of a loaded kernel: its grading, or the verdict loading gave."""
+    if graded is None:
+        graded = PuzzleResult(puzzle.id, puzzle.title, loaded.status if loaded.status != "found" else "error", 0,
+                              puzzle.points, diagnostics=loaded.diagnostics)
+    graded.source, graded.notes = loaded.path, loaded.notes + graded.notes
+    return graded
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None):
     """{puzzle id: PuzzleResult} for KernelSources, run in one sandboxed worker (restarted if it dies).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
-    `progress`: called with (puzzle id, cases done, cases) while the worker runs.
+    `progress`: called with (puzzle id, cases done) while the worker runs.
     """
     puzzles = puzzles or {pid: course.puzzle(pid) for pid in sources}
     cases = {pid: [make_case(puzzles[pid], i, seed) for i in range(len(puzzles[pid].cases))] for pid in sources}
@@ -90,41 +78,30 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         results = scratch / "results"
         results.mkdir()
         request = scratch / "request.pt"
-        torch.save({"puzzles": [_job(key, puzzles[key], sources[key], cases[key], settings) for key in sources]},
-                   request)
+        jobs = {key: job(key, puzzles[key], sources[key], cases[key], settings) for key in sources}
+        torch.save({"puzzles": list(jobs.values())}, request)
         endings = run_worker(request, results, scratch, settings, list(sources), hidden, progress=progress)
         graded = {}
         for pid, source in sources.items():
             puzzle = puzzles[pid]
             if pid in endings:
                 ending = endings[pid]
-                graded[pid] = PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[
-                    Diagnostic(ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")])
+                graded[pid] = _error(puzzle, ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")
                 continue
-            outcome = torch.load(results / f"{pid}.pt", weights_only=True)
+            try:
+                outcome = check_outcome(read_result(results / f"{pid}.pt", settings), jobs[pid], cases[pid], settings)
+            except MalformedResult as error:
+                graded[pid] = _error(puzzle, "crash", f"the worker's result is malformed: {error}. {MALFORMED}")
+                continue
             graded[pid] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
     return graded
 
 
-def _job(key, puzzle, source, cases, settings):
-    return {"id": key, "kernel": source.kernel, "module": source.module, "arguments": compile_arguments(puzzle),
-            "targets": list(settings.compile_targets), "cases": [case_payload(puzzle, case) for case in cases]}
+MALFORMED = "Nothing the worker said about this puzzle was used."
 
 
-def case_payload(puzzle, case):
-    buffers = {name: {"parent": b.parent, "views": b.views} for name, b in case.buffers.items()}
-    launches = []
-    for launch_index, plan in enumerate(case.launches):
-        regions = {}
-        for param, value in zip(puzzle.params, plan.args):
-            if isinstance(value, torch.Tensor):
-                name = next(n for n, view in plan.views.items() if view is value)
-                regions[param] = (name, launch_index if len(case.buffers[name].views) > 1 else 0)
-        launches.append({"args": plan.args, "grid": list(plan.grid), "dims": plan.dims, "regions": regions,
-                         "sequential": case.program_order(plan, "sequential"),
-                         "shuffled": case.program_order(plan, "shuffled")})
-    orders = ["shuffled", "sequential"] if case.spec.order == "shuffled" else ["sequential"]
-    return {"buffers": buffers, "launches": launches, "orders": orders}
+def _error(puzzle, kind, message):
+    return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[Diagnostic(kind, message)])
 
 
 def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
@@ -135,7 +112,7 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
                     for index, runs in enumerate(outcome["cases"])]
     passed = all(r.status == "pass" for r in case_results)
     return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
-                        puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results))
+                        puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
 
 
 def score(puzzle, case_results):
@@ -148,7 +125,9 @@ def _compile_message(source, problem):
     targets = " and ".join(f"sm_{t}" for t in problem["targets"])
     where = ": "
     if problem["line"]:
-        where = f" at {source.describe_line(problem['line'])}: {source.line_text(problem['line'])}\n"
+        module = problem["module"] or MAIN
+        where = (f" at {source.describe_line(problem['line'], module)}: "
+                 f"{source.line_text(problem['line'], module)}\n")
     return f"the GPU compiler ({targets}) rejects the kernel{where}{problem['message']}{hint(problem['message'])}"
 
 
@@ -168,10 +147,7 @@ def run_case(puzzle, index, source, run, seed, settings):
     """(diagnostics, case) of one run of a case: the worker's memory put back into the case, then compared."""
     case = make_case(puzzle, index, seed)
     for name, buffer in case.buffers.items():
-        returned = run["parents"][name]
-        if returned.shape != buffer.parent.shape or returned.dtype != buffer.parent.dtype:
-            return [Diagnostic("crash", f"the worker returned {name} with the wrong shape or dtype", case.name)], case
-        buffer.parent.copy_(returned)
+        buffer.parent.copy_(run["parents"][name])
         buffer.writers = np.asarray(run["writers"][name].numpy(), dtype=np.int64)
         buffer.readers = np.asarray(run["readers"][name].numpy(), dtype=np.int64)
         buffer.race = tuple(run["race"][name]) if name in run["race"] else None
@@ -180,9 +156,10 @@ def run_case(puzzle, index, source, run, seed, settings):
     if error is not None:
         message = error["message"]
         if error.get("line"):
+            module = error["module"] or MAIN
             program = program_name(tuple(error["program"]), case.launches[0].dims)
-            message = (f"program {program} raised at {source.describe_line(error['line'])}: "
-                       f"{source.line_text(error['line'])}\n{message}{hint(message)}")
+            message = (f"program {program} raised at {source.describe_line(error['line'], module)}: "
+                       f"{source.line_text(error['line'], module)}\n{message}{hint(message)}")
         diagnostics = [Diagnostic(error["kind"], message, case.name)]
     else:
         diagnostics = compare(case, settings)

@@ -10,11 +10,16 @@ in the order the case asks for, which the stock interpreter fixes to 0, 1, 2, ..
 """
 import contextlib
 import dataclasses
+import inspect
 import io
+import math
+import re
 import sys
 import traceback
 import warnings
 from contextlib import contextmanager
+
+import numpy as np
 
 import triton.language as tl
 from triton.language import core  # patched together with tl: helpers such as tl.zeros call core.* builtins
@@ -66,6 +71,7 @@ def interpreting():
     JITFunction.__call__ = _call_helper
     interpreter.InterpretedFunction.__call__ = _call_helper
     builder.options = dataclasses.replace(saved_options, sanitize_overflow=False)
+    patched = _gpu_semantics(builder, scope)
     try:
         with warnings.catch_warnings():
             # Triton's own deprecation notices while interpreting are noise to a student (and cost a test cell
@@ -73,9 +79,118 @@ def interpreting():
             warnings.simplefilter("ignore")
             yield
     finally:
+        for name in patched:
+            delattr(builder, name)
         builder.options = saved_options
         JITFunction.__call__, interpreter.InterpretedFunction.__call__ = saved_calls
         scope.restore()
+
+
+# --- Where Triton's interpreter differs from the GPU, the grader gives the GPU's meaning -------------------------
+
+def _gpu_semantics(builder, scope):
+    """Patch the interpreter where it departs from what the GPU compiler does with the same kernel; returns the
+    names set on the builder instance (removed afterwards).
+
+    - A comparison's result is a boolean (int1) on the GPU. The interpreter types it like its operands, so a
+      scalar comparison broadcast into a block becomes int32, and `block_mask & (row < M)` is then an int32
+      mask, which NumPy treats as indices rather than lanes.
+    - libdevice (triton.language.extra.libdevice: rsqrt, erf, tanh, ...) is resolved by the compiler; the
+      interpreter has no implementation at all. The grader computes each function with NumPy.
+    """
+    patched = []
+    for name in dir(builder):
+        if name.startswith(("create_icmp", "create_fcmp")) and name not in vars(builder):
+            setattr(builder, name, _boolean_result(getattr(builder, name)))
+            patched.append(name)
+    setattr(builder, "create_extern_elementwise", _extern_elementwise)
+    patched.append("create_extern_elementwise")
+    try:
+        from triton.language.extra import libdevice as dispatch
+        from triton.language.extra.cuda import libdevice as cuda
+    except ImportError:
+        return patched
+    interpreter._patch_builtin(cuda, builder, scope)
+    for name in dir(dispatch):
+        if not name.startswith("_") and callable(getattr(cuda, name, None)):
+            scope.set_attr(dispatch, name, getattr(cuda, name))
+    return patched
+
+
+def _boolean_result(create):
+    def compare(lhs, rhs):
+        handle = create(lhs, rhs)
+        return interpreter.TensorHandle(np.asarray(handle.data).astype(np.bool_, copy=False), tl.int1)
+    return compare
+
+
+def _round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+_erf, _erfc, _gamma, _lgamma = (np.vectorize(f, otypes=[np.float64]) for f in (math.erf, math.erfc, math.gamma,
+                                                                                 math.lgamma))
+# libdevice functions by name (its symbols without the __nv_ prefix, the f of float versions, the rounding mode).
+LIBDEVICE = {
+    "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "rcp": lambda x: 1 / x, "cbrt": np.cbrt,
+    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10, x), "expm1": np.expm1, "log": np.log,
+    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x), "erf": _erf, "erfc": _erfc,
+    "tgamma": _gamma, "lgamma": _lgamma, "normcdf": lambda x: 0.5 * _erfc(-x / np.sqrt(2)),
+    "pow": np.power, "powi": np.power, "hypot": np.hypot, "fmod": np.fmod, "copysign": np.copysign,
+    "remainder": np.vectorize(math.remainder, otypes=[np.float64]), "fma": lambda a, b, c: a * b + c,
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "fdim": lambda a, b: np.maximum(a - b, 0),
+    "max": np.fmax, "fmax": np.fmax, "min": np.fmin, "fmin": np.fmin, "abs": np.abs, "fabs": np.abs, "llabs": np.abs,
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": _round_half_away, "rint": np.rint,
+    "nearbyint": np.rint, "isnan": np.isnan, "isinf": np.isinf, "finite": np.isfinite, "isfinite": np.isfinite,
+    "signbit": np.signbit, "saturate": lambda x: np.clip(x, 0, 1), "ldexp": np.ldexp, "nextafter": np.nextafter,
+}
+
+
+def _libdevice_function(symbol):
+    name = re.sub(r"_r[nzdu]$", "", symbol.removeprefix("__nv_")).removeprefix("fast_")
+    for candidate in (name, name[:-1], name[1:], name[1:-1]):
+        if candidate in LIBDEVICE:
+            return LIBDEVICE[candidate]
+    return None
+
+
+def _extern_elementwise(lib_name, lib_path, symbol, args, ret_type, is_pure):
+    function = _libdevice_function(symbol)
+    if function is None:
+        raise NotImplementedError(f"libdevice's {symbol.removeprefix('__nv_')} has no CPU implementation in the "
+                                  "grader: use the triton.language function of the same name, or write it out")
+    with np.errstate(all="ignore"):
+        data = function(*[np.asarray(a.data) for a in args])
+    dtype = interpreter._get_np_dtype(ret_type)
+    return interpreter.TensorHandle(np.asarray(data).astype(dtype, copy=False), ret_type.scalar)
+
+
+# --- launching --------------------------------------------------------------------------------------------------
+
+def bind_arguments(kernel, args, kwargs=None):
+    """The kernel's arguments by parameter name, as `kernel[grid](*args, **kwargs)` binds them: `args` by
+    position, then the parameters @triton.heuristics computes (outermost decorator first), then the defaults.
+    This is the one place the grader binds a launch's arguments."""
+    fn = python_function(kernel)
+    params = list(inspect.signature(fn).parameters.values())
+    names = {param.name for param in params}
+    bound = {param.name: value for param, value in zip(params, args)}
+    bound.update(kwargs or {})
+    layer = kernel
+    while isinstance(layer, (Autotuner, Heuristics)):
+        if isinstance(layer, Heuristics):
+            for name, heuristic in layer.values.items():
+                value = heuristic(dict(bound))
+                if name in names:  # the interpreter drops a value the kernel has no parameter for
+                    bound[name] = value
+        layer = layer.fn
+    for param in params:
+        if param.name not in bound and param.default is not inspect.Parameter.empty:
+            bound[param.name] = param.default
+    return bound
 
 
 def constexpr_params(fn):
@@ -84,11 +199,11 @@ def constexpr_params(fn):
 
 
 class KernelCrashed(Exception):
-    """The kernel raised while interpreted; carries the student's line where it happened."""
+    """The kernel raised while interpreted; carries the student's file and line where it happened."""
 
-    def __init__(self, error, program, filename, line, source_line):
+    def __init__(self, error, program, filename, line):
         self.error, self.program = error, program
-        self.filename, self.line, self.source_line = filename, line, source_line
+        self.filename, self.line = filename, line
         super().__init__(f"{type(error).__name__}: {error}")
 
 
@@ -97,17 +212,18 @@ class LaunchOutput:
     printed: str  # what the kernel printed (tl.device_print, print), capped
 
 
-def launch(fn, args, grid, programs, memory):
-    """Run `fn` on `args` (kernel parameter order) for every program in `programs`, memory-checked.
+def launch(fn, arguments, grid, programs, memory, files=None):
+    """Run `fn` on `arguments` ({parameter: value}, bind_arguments) for every program in `programs`,
+    memory-checked.
 
     Must run inside `interpreting()`. Raises memcheck.OutOfBounds before any out-of-bounds access and
-    KernelCrashed when the kernel itself raises.
+    KernelCrashed when the kernel itself raises, with the deepest line of `files` (the kernel's own file when
+    none are given) where it happened.
     """
     kernel = _interpretable(fn)
-    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
     constexprs = constexpr_params(fn)
     call_args = {}
-    for param, value in zip(params, args):
+    for param, value in arguments.items():
         if param in constexprs:
             call_args[param] = value
         else:
@@ -126,12 +242,11 @@ def launch(fn, args, grid, programs, memory):
             except OutOfBounds:
                 raise
             except Exception as error:
-                raise _crash(error, program, fn) from error
+                raise _crash(error, program, files or {fn.__code__.co_filename}) from error
     return LaunchOutput(printed.getvalue()[:DEFAULT.kernel_output_chars])
 
 
-def _crash(error, program, fn):
-    filename = fn.__code__.co_filename
-    frames = [f for f in traceback.extract_tb(sys.exc_info()[2]) if f.filename == filename]
-    line, source_line = (frames[-1].lineno, frames[-1].line or "") if frames else (None, "")
-    return KernelCrashed(error, program, filename, line, source_line)
+def _crash(error, program, files):
+    frames = [f for f in traceback.extract_tb(sys.exc_info()[2]) if f.filename in files]
+    filename, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+    return KernelCrashed(error, program, filename, line)

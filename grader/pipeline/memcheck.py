@@ -40,7 +40,8 @@ class OutOfBounds(Exception):
         if self.region is None:
             return (f"program {program}: a {self.access} through a pointer that is not inside any tensor argument "
                     f"({self.bad} of {self.active} active lanes). Pointers must be built from the tensor arguments.")
-        where = f"{self.region.param} ({self.tensor}: {self.region.describe()})"
+        standing = f"the puzzle's {self.region.course_param}; " if self.region.course_param != self.region.param else ""
+        where = f"{self.region.param} ({standing}{self.tensor}: {self.region.describe()})"
         return (f"program {program}: {self.access} of {self.bad} of {self.active} active lanes outside {where}, "
                 f"at element offsets {shown} from {self.region.param}. {self.reason}")
 
@@ -52,9 +53,10 @@ def _format_offset(offset):
 class Region:
     """The memory one pointer argument may touch: exactly the elements of its view, nothing between them."""
 
-    def __init__(self, buffer, launch_index, param):
+    def __init__(self, buffer, launch_index, param, course_param=None):
         view = buffer.views[launch_index]
         self.buffer, self.launch_index, self.param = buffer, launch_index, param
+        self.course_param = course_param or param  # the puzzle's name for the parameter the kernel calls `param`
         self.numel = view.numel()
         self.itemsize = view.element_size()
         self.storage_base = buffer.parent.data_ptr()
@@ -102,8 +104,8 @@ class MemoryChecker:
 
     def check(self, pointers, mask, access):
         addresses = pointers.data
-        if mask is not None:
-            addresses = addresses[np.broadcast_to(mask.data, addresses.shape)]
+        if mask is not None:  # a mask is lanes on or off, whatever integer type the interpreter gave it
+            addresses = addresses[np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)]
         addresses = addresses.reshape(-1)
         if not addresses.size:
             return

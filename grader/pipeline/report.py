@@ -21,6 +21,9 @@ def to_text(report, title=""):
     for puzzle in report.puzzles:
         if puzzle.status not in ("pass", "missing"):
             lines += [""] + _puzzle_details(puzzle)
+    noted = [p for p in report.puzzles if p.notes]
+    if noted:
+        lines += [""] + [f"{p.id}: {note}" for p in noted for note in p.notes]
     missing = [p for p in report.puzzles if p.status == "missing"]
     if missing:
         lines += ["", f"No kernel found for: {', '.join(p.id for p in missing)} (kernels are looked up by name; "
@@ -35,6 +38,7 @@ def puzzle_text(puzzle):
              f"{_points(puzzle.points)}/{_points(puzzle.max_points)} points"]
     width = max((len(c.name) for c in puzzle.cases), default=0)
     lines += [f"  {c.status:4}  {c.name.ljust(width)}  {c.description}" for c in puzzle.cases]
+    lines += [f"  note: {note}" for note in puzzle.notes]
     if puzzle.status != "pass":
         lines += [""] + _puzzle_details(puzzle)[1:]
     return "\n".join(lines)

@@ -52,6 +52,7 @@ class PuzzleResult:
     source: str = None  # the file the kernel was graded from
     cases: list = field(default_factory=list)
     diagnostics: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # what the report says besides the verdict: files ignored, ...
 
     def __post_init__(self):
         assert self.status in STATUSES, self.status

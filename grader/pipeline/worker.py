@@ -1,17 +1,18 @@
 """The sandboxed side of grading: compile, then interpret, a submission's kernels on the cases it is given.
 
-The grader's process makes the cases and keeps the reference; it sends this worker only the kernel modules
-(see load.KernelSource), the input tensors and the launch plans, and gets back the memory the kernels left
-behind, which it compares itself. `python -m grader.pipeline.worker REQUEST RESULTS` reads REQUEST (torch.save'd),
-and writes one file per puzzle into RESULTS as soon as that puzzle is done, so that a worker that dies or
-hangs on one puzzle has still delivered the ones before it.
+The grader's process makes the cases and keeps the reference; it sends this worker only the kernel's modules
+(rebuilt from the submission's syntax tree by the load stage), the input tensors and the launch plans, and
+gets back the memory the kernels left behind, which it checks (protocol.py) and compares itself.
+`python -m grader.pipeline.worker REQUEST RESULTS` reads REQUEST (torch.save'd), and writes one file per
+puzzle into RESULTS as soon as that puzzle is done, so that a worker that dies or hangs on one puzzle has
+still delivered the ones before it.
 
-A kernel must compile for the GPU before it is interpreted: the compiler rejects anything that is not
-Triton (imports, calls into torch, os or the grader), so what runs here is kernel code and nothing else.
+The modules run with a short list of builtins and can import only triton, math and each other. A kernel must
+compile for the GPU before it is interpreted.
 """
-import importlib.util
-import re
+import builtins
 import sys
+import types
 import warnings
 from pathlib import Path
 
@@ -21,44 +22,92 @@ import torch
 from .cases import Buffer
 from .compile_check import compile_problems
 from ..course import TensorSpec
-from .interpret import KernelCrashed, interpreting, launch, python_function
+from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
+from .load.module import MAIN
+from .load.rules import HOST_BUILTINS
 from .memcheck import MemoryChecker, OutOfBounds, Region
 
 
-def import_module(source, directory, name):
-    """Import a kernel module from its source text (Triton reads kernels' source from a real file)."""
-    path = Path(directory) / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Triton looks kernels' modules up by name
-    spec.loader.exec_module(module)
-    return module, path
+class KernelModules:
+    """A job's rebuilt modules, executed on demand with restricted builtins and imports."""
 
+    def __init__(self, modules, directory, prefix):
+        self.sources = modules
+        self.directory = Path(directory)
+        self.prefix = prefix
+        self.paths = {}
+        self.loaded = {}  # module name -> the module of the latest load()
+        for index, (name, text) in enumerate(modules.items()):
+            # Triton reads a kernel's source from its file: each module gets a real one.
+            path = self.directory / f"{prefix}_{index}.py"
+            path.write_text(text)
+            self.paths[name] = path
 
-def module_name(key):
-    """A module name for a job's kernel module (job keys may hold any character)."""
-    return "kernel_" + re.sub(r"\W", "_", key)
+    def load(self, suffix=""):
+        """A fresh execution of the modules; returns the main one. Sibling modules are executed when imported."""
+        loaded = {}
+
+        def restricted_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if level == 0 and name.split(".")[0] in ("triton", "math"):
+                return builtins.__import__(name, globals, locals, fromlist, level)
+            if level == 0 and name in self.sources and name != MAIN:
+                if name not in loaded:
+                    loaded[name] = execute(name)
+                return loaded[name]
+            raise ImportError(f"{name} cannot be imported by a kernel's module")
+
+        safe = {name: getattr(builtins, name) for name in HOST_BUILTINS if hasattr(builtins, name)}
+        safe["__import__"] = restricted_import
+
+        def execute(name):
+            module_name = f"{self.prefix}{suffix}" if name == MAIN else name
+            module = types.ModuleType(module_name)
+            module.__file__ = str(self.paths[name])
+            module.__dict__["__builtins__"] = safe
+            sys.modules[module_name] = module  # Triton looks kernels' modules up by name
+            code = compile(self.sources[name], str(self.paths[name]), "exec")
+            exec(code, module.__dict__)
+            return module
+
+        main = execute(MAIN)
+        self.loaded = {MAIN: main, **loaded}
+        return main
+
+    @property
+    def files(self):
+        return {str(path) for path in self.paths.values()}
+
+    def module_of(self, filename):
+        """The name of the module whose file this is (for a line reported by Triton), or None."""
+        return next((name for name, path in self.paths.items() if str(path) == str(filename)), None)
 
 
 def run_puzzle(job, directory):
     """Compile the job's kernel; if it compiles, run every case. Returns plain data (tensors, numbers, strings)."""
-    module, path = import_module(job["module"], directory, module_name(job["id"]))
-    problems = compile_problems(path, job["kernel"], job["arguments"], job["targets"])
+    modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
+    first_launch = job["cases"][0]["launches"][0]
+    problems = compile_problems(modules, job["kernel"], first_launch["args"], job["targets"])
     if problems:
         return {"compile": problems, "cases": []}
-    fn = python_function(getattr(module, job["kernel"]))
+    kernel = getattr(modules.load(), job["kernel"])
     cases = []
     with interpreting():
         for case in job["cases"]:
-            cases.append({"runs": [_run(fn, case, order) for order in case["orders"]]})
+            cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
+                                   for order in case["orders"]]})
             (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
     return {"compile": [], "cases": cases}
 
 
-def _run(fn, case, order):
+def _safe(key):
+    return "".join(c if c.isalnum() else "_" for c in key)
+
+
+def _run(kernel, case, order, puzzle_params, modules):
     """One run of a case: fresh copies of its tensors, the launches in order, what memory looks like after."""
     copies = _copy_case(case)
+    fn = python_function(kernel)
+    params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
     buffers = {}
     for name, tensor in copies["buffers"].items():
         parent, views = tensor["parent"], tensor["views"]
@@ -69,11 +118,13 @@ def _run(fn, case, order):
                                readers=np.full(parent.numel(), -1, dtype=np.int64))
     error, printed = None, ""
     for launch_index, plan in enumerate(copies["launches"]):
-        regions = {param: Region(buffers[name], index, param) for param, (name, index) in plan["regions"].items()}
+        regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
+                   for position, (name, index) in plan["regions"].items()}
         programs = [tuple(p) for p in plan[order]]
         try:
-            output = launch(fn, plan["args"], tuple(plan["grid"]), programs,
-                            MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"]))
+            arguments = bind_arguments(kernel, plan["args"])
+            output = launch(fn, arguments, tuple(plan["grid"]), programs,
+                            MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"]), modules.files)
             printed += output.printed
         except OutOfBounds as violation:
             error = {"kind": "out_of_bounds", "message": violation.message(), "tensor": violation.tensor,
@@ -82,7 +133,7 @@ def _run(fn, case, order):
         except KernelCrashed as crash:
             kind = "out_of_memory" if isinstance(crash.error, MemoryError) else "kernel_error"
             error = {"kind": kind, "message": f"{type(crash.error).__name__}: {crash.error}", "line": crash.line,
-                     "program": list(crash.program)}
+                     "module": modules.module_of(crash.filename), "program": list(crash.program)}
         if error:
             break
     return {"order": order, "error": error, "printed": printed,
@@ -90,7 +141,7 @@ def _run(fn, case, order):
             "writers": {name: torch.from_numpy(b.writers) for name, b in buffers.items()},
             "readers": {name: torch.from_numpy(b.readers) for name, b in buffers.items()},
             "race": {name: list(b.race) for name, b in buffers.items() if b.race is not None},
-            "loads": {name: b.loads for name, b in buffers.items()}}
+            "loads": {name: int(b.loads) for name, b in buffers.items()}}
 
 
 def _copy_case(case):

@@ -1,0 +1,319 @@
+"""The load stage: a submission becomes, for each puzzle, the kernel to grade or the verdict that there is none.
+
+A submission is a .py file, a notebook, a folder of them, or the live kernel of a notebook's check cell (then
+the cells the session ran, in the order it ran them). Every entry point of the grader (check(),
+`triton-course check`, `grade`, nbgrader, `bench`, `inspect`) loads through `load_submission` or
+`load_live`, so the same submission gets the same verdict through each.
+
+Nothing of the submission runs here: files.py reads and parses it, module.py reads what each file defines and
+rebuilds the kernel's module from its syntax tree, rules.py says what a kernel may contain. Kernel
+parameters are matched by position, whatever they are named; when a folder holds the kernel in several
+files, the choice follows rules a student can guess, and the report names the file graded and the files
+ignored.
+"""
+import ast
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...settings import DEFAULT
+from ..results import Diagnostic
+from .files import (SUFFIXES, SubmissionFile, display_name, list_directory, read_file, read_regular_file,
+                    session_sources, UnreadableFile)
+from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
+                     skeleton)
+from .rules import stdlib_or_installed
+
+__all__ = ["KernelSource", "Loaded", "SubmissionError", "load_submission", "load_live", "SUFFIXES", "MAIN"]
+
+FINAL_WORDS = ("final", "submission", "submit", "done", "solution", "solved")
+DRAFT_WORDS = ("draft", "old", "backup", "bak", "copy", "tmp", "temp", "scratch", "test", "try", "attempt", "wip",
+               "orig", "skeleton", "unused")
+PROBLEMS_SHOWN = 3
+
+
+class SubmissionError(Exception):
+    """The path given to the grader cannot be graded at all (bad usage, exit code 2)."""
+
+
+@dataclass
+class KernelSource:
+    """A kernel as the worker runs it: modules rebuilt from the submission's syntax tree, and what they are."""
+    kernel: str  # the kernel's name in the main module
+    modules: dict  # module name -> source text; MAIN (the graded file's) first, then sibling files imported
+    origins: dict  # module name -> where each of its lines was written ("a.ipynb cell 3, line 5")
+    params: tuple  # the kernel's parameters in order, as the student named them
+    constexprs: tuple = ()  # the parameters annotated tl.constexpr
+    heuristics: tuple = ()  # the parameters @triton.heuristics computes
+    configs: str = None  # an expression of the GPU configurations (@triton.autotune or GPU_CONFIGS)...
+    configs_module: str = None  # ... evaluated in this module, in the sandbox of the GPU stage
+    config_problems: tuple = ()  # why the GPU configurations cannot be read
+
+    @property
+    def module(self):
+        return self.modules[MAIN]
+
+    def describe_line(self, line, module=MAIN):
+        """Where a line of a rebuilt module was written: 'notebook.ipynb cell 3, line 5'."""
+        origins = self.origins.get(module, [])
+        origin = origins[line - 1] if line and 0 < line <= len(origins) else None
+        return origin or f"line {line} of the kernel's module"
+
+    def line_text(self, line, module=MAIN):
+        lines = self.modules.get(module, "").split("\n")
+        return lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
+
+
+@dataclass
+class Loaded:
+    """What loading found for one puzzle: a kernel to grade, or the verdict that there is none."""
+    status: str  # "found", or the verdict: "missing", "error" (unreadable, wrong signature), "fail" (not Triton)
+    source: KernelSource = None
+    path: str = None  # the file the kernel was graded from
+    diagnostics: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # for the report: files ignored, what the parameters stand for
+
+
+def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_from=None):
+    """Map each puzzle to grade to a Loaded; raises SubmissionError for a path that cannot be graded at all.
+
+    `modules_from`: the student's folder, whose .py files a single notebook may import (nbgrader's layout).
+    A folder's own files may import each other; a lone file imports nothing beside it (its neighbours may be
+    other students' work).
+    """
+    path = Path(path)
+    for puzzle_id in puzzle_ids or ():
+        _puzzle(course, puzzle_id)
+    try:
+        is_dir = path.is_dir() and not path.is_symlink()
+    except OSError as error:
+        raise SubmissionError(f"{display_name(path)}: {error.strerror}") from None
+    if is_dir:
+        files = [read_file(p, settings) for p in list_directory(path, settings)]
+        if not files:
+            raise SubmissionError(f"{display_name(path)}: the directory has no .py or .ipynb files to grade")
+        siblings = _siblings(files)
+    else:
+        if not path.exists() and not path.is_symlink():
+            raise SubmissionError(f"{display_name(path)}: no such file or directory")
+        if path.suffix not in SUFFIXES:
+            raise SubmissionError(f"{display_name(path)}: expected a .py file, a .ipynb notebook or a directory of "
+                                  "them")
+        files = [read_file(path, settings)]
+        if files[0].problem:
+            raise SubmissionError(files[0].problem)
+        siblings = _siblings([read_file(p, settings) for p in list_directory(modules_from, settings)
+                              if p.suffix == ".py"]) if modules_from else {}
+    modules = [ModuleDefinitions(f, siblings) for f in files if not f.problem]
+    if puzzle_ids:
+        puzzles = [course.puzzle(pid) for pid in puzzle_ids]
+    elif is_dir:
+        puzzles = list(course.puzzles)
+    else:
+        defined = [p for p in course.puzzles if modules and p.kernel in modules[0]]
+        puzzles = defined or list(course.puzzles)
+    return {puzzle.id: _find_kernel(puzzle, files, modules) for puzzle in puzzles}
+
+
+def load_live(kernel, puzzle, settings=DEFAULT):
+    """The Loaded of a live kernel object (a check cell's argument): read from the cells this IPython session
+    ran, or from the .py file it was defined in, like any other submission."""
+    from ..interpret import python_function
+    fn = python_function(kernel)
+    if fn is None:
+        return Loaded("error", diagnostics=[Diagnostic("load_error", (
+            f"{puzzle.kernel} is a {type(kernel).__name__}, not a @triton.jit kernel (the puzzle expects "
+            f"@triton.jit def {puzzle.signature()})."))])
+    shell = _ipython_shell()
+    filename = fn.__code__.co_filename
+    if shell is not None and not _module_file(filename):
+        file = SubmissionFile(Path("this notebook"), session_sources(shell, settings))
+        folder = Path.cwd()
+    else:
+        try:
+            read_regular_file(filename, settings.source_file_bytes)
+        except UnreadableFile as error:
+            return Loaded("error", diagnostics=[Diagnostic("load_error", (
+                f"the source of {fn.__name__} ({display_name(filename)}) {error}"))])
+        file = read_file(filename, settings)
+        folder = Path(filename).parent
+    siblings = _siblings([read_file(p, settings) for p in list_directory(folder, settings) if p.suffix == ".py"
+                          and p != Path(filename)])
+    definitions = ModuleDefinitions(file, siblings)
+    binding = definitions.get(fn.__name__)
+    if binding is None or binding.kind != "jit" or not _same_function(binding.resolved().function, fn):
+        return Loaded("error", path=file.name, diagnostics=[Diagnostic("load_error", (
+            f"the {fn.__name__} passed to check() is not the last definition of {fn.__name__} that ran in "
+            f"{file.name}: run the cell that defines it again, then the check"))])
+    return _loaded(puzzle, file, binding, [])
+
+
+def _puzzle(course, puzzle_id):
+    try:
+        return course.puzzle(puzzle_id)
+    except KeyError as error:
+        raise SubmissionError(error.args[0]) from None
+
+
+def _siblings(files):
+    """{import name: file} of the .py files a submission's own code may import."""
+    return {f.module_name: f for f in files if f.module_name and not stdlib_or_installed(f.module_name)}
+
+
+def _ipython_shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def _module_file(filename):
+    """True when a function's code comes from a .py file on disk, not from a notebook cell."""
+    path = Path(filename)
+    return path.suffix == ".py" and "ipykernel_" not in filename and not filename.startswith("<") and path.is_file()
+
+
+def _same_function(node, fn):
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    found = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    return found is not None and ast.dump(found.args) == ast.dump(node.args) and \
+        [ast.dump(s) for s in found.body] == [ast.dump(s) for s in node.body]
+
+
+# --- finding a puzzle's kernel ------------------------------------------------------------------------------------
+
+def _find_kernel(puzzle, files, modules):
+    candidates = [(m, m.get(puzzle.kernel)) for m in modules if m.get(puzzle.kernel) is not None]
+    kernels = [(m, b) for m, b in candidates if b.kind == "jit"]
+    if not kernels:
+        if candidates:
+            module, binding = candidates[0]
+            return Loaded("error", path=module.file.name, diagnostics=[Diagnostic("load_error",
+                                                                                  _not_a_kernel(puzzle, binding))])
+        own = [f for f in files if _own(puzzle, f) or len(files) == 1]
+        problems = [p for f in own for p in f.problems]
+        if problems:
+            return Loaded("error", path=own[0].name, diagnostics=[Diagnostic("load_error", (
+                f"{puzzle.kernel} could not be loaded from {own[0].name}:\n" + "\n".join(problems[:10])))])
+        where = ", ".join(f.name for f in files)
+        return Loaded("missing", diagnostics=[Diagnostic("missing", (
+            f"no kernel named {puzzle.kernel} in {where}. Define it as @triton.jit def {puzzle.signature()}"))])
+    ranked = sorted(((_rank(puzzle, m.file, b), index, m, b) for index, (m, b) in enumerate(kernels)),
+                    key=lambda item: item[:2])
+    best_rank, _, module, binding = ranked[0]
+    chosen_text = _fingerprint(binding)
+    notes = []
+    for rank, _, other, other_binding in ranked[1:]:
+        if other_binding.resolved() is binding.resolved() or _fingerprint(other_binding) == chosen_text:
+            notes.append(f"{other.file.name} defines the same {puzzle.kernel}: not graded separately")
+        elif rank == best_rank:
+            return Loaded("error", path=module.file.name, diagnostics=[Diagnostic("load_error", (
+                f"{module.file.name} and {other.file.name} both define {puzzle.kernel}, differently, and nothing "
+                f"says which one to grade: delete one, or name the one to grade after the puzzle "
+                f"({puzzle.notebook.name} or {puzzle.solution.name}) or with 'final' in its name"))])
+        else:
+            notes.append(f"{other.file.name} also defines {puzzle.kernel}, but {module.file.name} was graded "
+                         f"({_why_preferred(best_rank, rank)})")
+    return _loaded(puzzle, module.file, binding, notes)
+
+
+def _rank(puzzle, file, binding):
+    """Lower is preferred: a written kernel over a skeleton, the puzzle's own file, a final over a draft."""
+    stem = file.path.stem.lower()
+    words = set(re.split(r"[^a-z]+", stem))
+    exact = stem in (puzzle.notebook.stem.lower(), puzzle.solution.stem.lower(), puzzle.id)
+    word = 0 if words & set(FINAL_WORDS) else 2 if words & set(DRAFT_WORDS) or re.search(r"copy\d*$", stem) else 1
+    return (skeleton(binding), not exact, not _own(puzzle, file), word)
+
+
+def _own(puzzle, file):
+    stem = file.path.stem.lower().replace("-", "_")
+    return any(key in stem for key in (puzzle.id, puzzle.notebook.stem.lower(), puzzle.solution.stem.lower()))
+
+
+def _why_preferred(best, other):
+    if best[0] != other[0]:
+        return "the other is an untouched skeleton"
+    if best[1] != other[1] or best[2] != other[2]:
+        return "it is named after the puzzle"
+    return "the other's name marks it as a draft or a copy" if other[3] > best[3] else "its name marks it as final"
+
+
+def _fingerprint(binding):
+    try:
+        return rebuild(closure(binding).bindings, binding.module)
+    except RecursionError:
+        return None
+
+
+def _not_a_kernel(puzzle, binding):
+    name = f"{puzzle.kernel} in {binding.module.file.name}"
+    expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
+    if binding.kind == "function":
+        return f"{name} is a plain Python function: decorate it with @triton.jit ({expected})."
+    if binding.kind == "constexpr_function":
+        return f"{name} is a @triton.constexpr_function, not a kernel: decorate it with @triton.jit ({expected})."
+    return f"{name} is {binding.reason or 'not a function'}: {expected}."
+
+
+def _loaded(puzzle, file, binding, notes):
+    """Check the chosen kernel and everything it needs, then rebuild its modules."""
+    kernel_closure = closure(binding)
+    params = kernel_params(binding)
+    problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
+                                param_defaults(binding))
+    if problem:
+        return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
+    if kernel_closure.problems:
+        shown = [problem.describe(source) for source, problem in kernel_closure.problems[:PROBLEMS_SHOWN]]
+        more = len(kernel_closure.problems) - PROBLEMS_SHOWN
+        if more > 0:
+            shown.append(f"({more} more like these)")
+        return Loaded("fail", path=file.name, notes=notes, diagnostics=[Diagnostic("compile", (
+            f"{puzzle.kernel} is not Triton's kernel language, which is all the GPU compiler and the grader take:\n"
+            + "\n".join(shown)))])
+    try:
+        modules = rebuild(kernel_closure.bindings, binding.module)
+    except RecursionError:
+        return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
+            f"{puzzle.kernel} in {file.name} is nested too deeply for the grader to read"))])
+    unused = [name for name in kernel_closure.heuristics if name not in params]
+    if unused:  # Triton drops them too
+        notes = notes + [f"@triton.heuristics computes {', '.join(unused)}, which {puzzle.kernel} has no parameter "
+                         "for: it has no effect"]
+    renamed = [f"{mine} stands for the puzzle's {theirs}" for mine, theirs in zip(params, puzzle.params)
+               if mine != theirs]
+    if renamed:
+        notes = notes + [f"{puzzle.kernel}'s parameters are matched by position: " + ", ".join(renamed)]
+    configs = None
+    if kernel_closure.configs is not None:
+        configs = ast.unparse(kernel_closure.configs)
+    configs_module = None
+    if kernel_closure.configs_module is not None:
+        configs_module = MAIN if kernel_closure.configs_module is binding.module else \
+            kernel_closure.configs_module.file.module_name
+    source = KernelSource(
+        kernel=binding.name, modules={name: text for name, (text, _) in modules.items()},
+        origins={name: origins for name, (_, origins) in modules.items()}, params=params,
+        constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
+        configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems))
+    return Loaded("found", source, file.name, notes=notes)
+
+
+def signature_problem(puzzle, what, params, computed=(), defaults=()):
+    """Why a kernel with these parameters cannot take the puzzle's launch, or None. The grader passes the
+    puzzle's arguments by position; parameters after them must be computed by @triton.heuristics or have a
+    default."""
+    expected = f"the puzzle expects @triton.jit def {puzzle.signature()}"
+    count = len(puzzle.params)
+    extra = [p for p in params[count:] if p not in computed and p not in defaults]
+    if len(params) < count or extra:
+        return (f"{what} takes {len(params)} parameters ({', '.join(params)}) but the grader passes "
+                f"{count}: {expected}.")
+    return None

@@ -1,0 +1,241 @@
+"""Read a submission's files into Python syntax trees, without running, following or trusting anything in them.
+
+Only regular files are read (a symbolic link, a device or a FIFO is refused, never followed or opened for
+reading), each up to a size limit. A .py file is one source; a notebook is one source per code cell, turned
+into Python by IPython's own input transformers (so `%matplotlib inline`, `!pip install ...` and `%%time`
+cells mean what they mean in Jupyter). Each source is parsed on its own: a syntax error, or code too large
+or too deeply nested to parse, costs only that cell.
+"""
+import ast
+import importlib.util
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SUFFIXES = (".py", ".ipynb")
+# Cell magics whose body runs as ordinary Python in the user's namespace: its definitions count.
+PYTHON_CELL_MAGICS = ("time", "capture")
+MAGIC_NESTING = 4
+
+
+@dataclass
+class Source:
+    """One piece of Python the student wrote: a .py file or one notebook cell."""
+    label: str  # "vector_add.py", "01_vector_add.ipynb cell 3", "In [5]"
+    tree: ast.Module = None
+    problem: str = None  # why it was not parsed
+    line_offset: int = 0  # lines before this text in what the student sees (the line of a %%time)
+    cell: bool = False  # a notebook cell (its lines are counted from the cell's first)
+
+    def where(self, line):
+        """'01_vector_add.ipynb cell 3, line 5' or 'vector_add.py line 5' for a line of this source's tree."""
+        if not line:
+            return self.label
+        return f"{self.label}{', ' if self.cell else ' '}line {line + self.line_offset}"
+
+
+@dataclass
+class SubmissionFile:
+    """One file of a submission, read and parsed."""
+    path: Path
+    sources: list = field(default_factory=list)
+    problem: str = None  # the file could not be read at all
+
+    @property
+    def name(self):
+        return display_name(self.path.name)
+
+    @property
+    def module_name(self):
+        """The name other files import it by (`from helpers import ...`), or None for a notebook."""
+        return self.path.stem if self.path.suffix == ".py" and self.path.stem.isidentifier() else None
+
+    @property
+    def problems(self):
+        return [self.problem] if self.problem else [s.problem for s in self.sources if s.problem]
+
+
+def display_name(name):
+    """A file name safe to print in a report: control characters, line breaks and undecodable bytes escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(name))
+
+
+def list_directory(directory, settings):
+    """The .py and .ipynb entries of a folder, sorted, hidden ones left out; links and devices are included so
+    that reading them can refuse them with a reason."""
+    entries = []
+    with os.scandir(directory) as scan:
+        for entry in scan:
+            if entry.name.startswith(".") or Path(entry.name).suffix not in SUFFIXES:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                continue
+            entries.append(Path(entry.path))
+            if len(entries) > settings.submission_files:
+                break
+    return sorted(entries)[:settings.submission_files]
+
+
+def read_file(path, settings):
+    """A SubmissionFile with its sources parsed, or with the reason it could not be read."""
+    path = Path(path)
+    file = SubmissionFile(path)
+    limit = settings.notebook_file_bytes if path.suffix == ".ipynb" else settings.source_file_bytes
+    try:
+        data = read_regular_file(path, limit)
+    except UnreadableFile as error:
+        file.problem = f"{file.name} {error}"
+        return file
+    if path.suffix == ".py":
+        try:
+            text = importlib.util.decode_source(data)  # the encoding cookie and newlines as Python reads them
+        except (UnicodeDecodeError, SyntaxError, LookupError) as error:
+            file.problem = f"{file.name} is not readable Python text ({error})"
+            return file
+        file.sources.append(parse_source(text, file.name, settings))
+        return file
+    try:
+        cells = notebook_cells(data)
+    except ValueError as error:
+        file.problem = (f"{file.name} is not a readable notebook ({error}); open it in JupyterLab and save it "
+                        "again, or export its code to a .py file")
+        return file
+    total = 0
+    for number, text in cells:
+        total += len(text)
+        if total > settings.code_chars:
+            file.sources.append(Source(f"{file.name} cell {number}", problem=(
+                f"{file.name} cell {number}: the notebook holds more than {settings.code_chars} characters of code; "
+                "the cells from this one on were not read")))
+            break
+        file.sources.append(parse_source(text, f"{file.name} cell {number}", settings, notebook=True))
+    return file
+
+
+class UnreadableFile(Exception):
+    """Why a path is not a file the grader reads: a link, a device, too large, ..."""
+
+
+def read_regular_file(path, limit):
+    """The bytes of a regular file, at most `limit` of them; never follows a link, never blocks on a FIFO."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        raise UnreadableFile(f"cannot be read ({error.strerror})") from None
+    _refuse_special(info)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise UnreadableFile(f"cannot be read ({error.strerror})") from None
+    try:
+        _refuse_special(os.fstat(descriptor))  # it may have been swapped for something else since the lstat
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(descriptor)
+    if size > limit:
+        raise UnreadableFile(f"is larger than {limit / 2 ** 20:g} MiB: the grader reads files up to that size")
+    return b"".join(chunks)
+
+
+def _refuse_special(info):
+    if stat.S_ISLNK(info.st_mode):
+        raise UnreadableFile("is a symbolic link: the grader does not follow links; submit the file itself")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or
+                stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a directory"
+                if stat.S_ISDIR(info.st_mode) else "not a regular file")
+        raise UnreadableFile(f"is {kind}: the grader reads only regular files")
+
+
+def notebook_cells(data):
+    """[(cell number, code)] of a notebook's code cells; raises ValueError when it is not a notebook."""
+    try:
+        notebook = json.loads(data)
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"not JSON: {error}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise ValueError("no list of cells")
+    cells = []
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ValueError(f"cell {number} has no text as its source")
+        cells.append((number, source))
+    return cells
+
+
+def parse_source(text, label, settings, notebook=False, line_offset=0, nesting=0):
+    """A Source: the text parsed (after IPython's transformers when it is a notebook cell)."""
+    if len(text) > settings.code_chars:
+        return Source(label, problem=f"{label}: more than {settings.code_chars} characters of code; not read")
+    if notebook:
+        try:
+            text = _ipython_transformer().transform_cell(text)
+        except Exception as error:  # IPython's transformers are not meant for hostile input: the cell is lost
+            return Source(label, problem=f"{label}: IPython cannot read this cell ({type(error).__name__})")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        line = (error.lineno or 0) + line_offset
+        return Source(label, problem=f"{label}, line {line}: SyntaxError: {error.msg}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        reason = "too deeply nested or too large to parse" if not isinstance(error, ValueError) else str(error)
+        return Source(label, problem=f"{label}: {reason}")
+    source = Source(label, tree, line_offset=line_offset, cell=notebook)
+    if notebook and nesting < MAGIC_NESTING:
+        _expand_cell_magic(source, settings, nesting)
+    return source
+
+
+def _expand_cell_magic(source, settings, nesting):
+    """`%%time` and `%%capture` run their body as Python: parse the body in place of the magic's call."""
+    body = source.tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.Expr):
+        return
+    call = body[0].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"
+            and len(call.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
+            and call.args[0].value in PYTHON_CELL_MAGICS):
+        return
+    inner = parse_source(call.args[2].value, source.label, settings, notebook=True, line_offset=source.line_offset + 1,
+                         nesting=nesting + 1)
+    source.tree, source.problem, source.line_offset = inner.tree, inner.problem, inner.line_offset
+
+
+_TRANSFORMER = None
+
+
+def _ipython_transformer():
+    global _TRANSFORMER
+    if _TRANSFORMER is None:
+        from IPython.core.inputtransformer2 import TransformerManager
+        _TRANSFORMER = TransformerManager()
+    return _TRANSFORMER
+
+
+def session_sources(shell, settings):
+    """The cells a live IPython session ran, in the order it ran them, as Sources labelled 'In [n]'. When the
+    session ran more code than the grader reads, the latest cells are kept: they hold the definitions that
+    count."""
+    kept, total = [], 0
+    for number, text in reversed(list(enumerate(shell.history_manager.input_hist_raw))):
+        total += len(text)
+        if total > settings.code_chars:
+            break
+        if text.strip():
+            kept.append((number, text))
+    return [parse_source(text, f"In [{number}]", settings, notebook=True) for number, text in reversed(kept)]

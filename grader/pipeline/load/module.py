@@ -1,0 +1,479 @@
+"""The module a kernel runs in, rebuilt from the syntax tree of what the submission defines.
+
+A file (or a notebook, or a live session's cells) is read statement by statement in the order it runs, and
+each module-level name gets a Binding: an import of triton or math, a constant, a @triton.jit or
+@triton.constexpr_function function, a sibling file's module, or "host" for anything the grader does not
+run (an import of torch, a tensor, a plain function, whatever a loop or a `try` binds). As in Python, the
+last binding of a name wins, a constant's value is fixed when its statement runs, and a function reads the
+module's names when it is called.
+
+For a kernel, only its closure is rebuilt: the function, what it calls, the constants and imports they read,
+each checked against rules.py. Every statement is regenerated from its checked syntax tree with
+`ast.unparse`, one statement at a time, never copied from the student's text, so nothing hidden on the same
+line, behind a line break Python does not break on, in a default value or in an annotation comes along. Each
+line of the result remembers where the student wrote it, for reports.
+"""
+import ast
+import copy
+from dataclasses import dataclass, field
+
+import triton
+
+from .rules import Checker, Known, Problem, import_known, is_skeleton, resolve_decorator, static_attribute
+
+TUNING_NAME = "GPU_CONFIGS"  # configurations for the GPU stage declared beside the kernel, read as data
+MAIN = "<main>"  # the rebuilt module of the graded file: not an identifier, so no sibling file can take its name
+JIT_OPTIONS = ("do_not_specialize", "do_not_specialize_on_alignment", "noinline", "debug")
+
+
+@dataclass(eq=False)
+class Binding:
+    """What a module-level name is bound to, and the statement that binds it."""
+    kind: str  # known, constant, tuning, jit, constexpr_function, function, sibling, host
+    name: str
+    module: "ModuleDefinitions"
+    statement: ast.stmt = None  # the statement to rebuild (an import is narrowed to this name)
+    order: tuple = (0, 0)  # (source, statement) position: the order the module runs it in
+    obj: object = None  # known: the object; sibling: the sibling's ModuleDefinitions
+    reason: str = None  # host: why the grader does not run it, in words ("`import torch`")
+    depends: list = field(default_factory=list)  # what its statement reads when it runs (a constant's value, a
+    # def's decorators, annotations and defaults)
+    problems: list = field(default_factory=list)  # why what its statement reads cannot be used (rules.Problem)
+    function: ast.FunctionDef = None  # jit, constexpr_function, function: the def
+    jit: dict = None  # jit: {"call": the jit decorator's call, "heuristics": [...], "configs": expression}
+    target: "Binding" = None  # an alias, or a name imported from a sibling: what it names
+
+    @property
+    def source(self):
+        return self.module.sources[self.order[0]]
+
+    def resolved(self):
+        """The binding an alias or a sibling import finally names."""
+        binding, seen = self, set()
+        while binding.target is not None and id(binding) not in seen:
+            seen.add(id(binding))
+            binding = binding.target
+        return binding
+
+
+class ModuleDefinitions:
+    """The module-level names of one file, read in the order the file runs."""
+
+    def __init__(self, file, siblings=None, reading=()):
+        self.file = file
+        self.sources = file.sources
+        self.siblings = siblings or {}  # import name -> SubmissionFile of the same submission folder
+        self.reading = reading + (file.module_name,)
+        self.names = {}
+        self.jit_definitions = {}  # name -> every jit Binding of it, in order (drafts included)
+        for index, source in enumerate(self.sources):
+            if source.tree is None:
+                continue
+            for position, statement in enumerate(source.tree.body):
+                self._statement(statement, (index, position))
+
+    def get(self, name):
+        return self.names.get(name)
+
+    def __contains__(self, name):
+        return name in self.names
+
+    # --- reading the statements in order -----------------------------------------------------------------------
+    def _bind(self, binding):
+        self.names[binding.name] = binding
+        if binding.kind == "jit":
+            self.jit_definitions.setdefault(binding.name, []).append(binding)
+
+    def _host(self, name, statement, order, reason):
+        self._bind(Binding("host", name, self, statement, order, reason=reason))
+
+    def _statement(self, statement, order):
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for binding in self._imports(statement, order):
+                self._bind(binding)
+        elif isinstance(statement, ast.Try) and _only_imports(statement.body):
+            # try: from triton.language.extra.cuda import libdevice / except ImportError: ... (version shims)
+            bindings = [b for s in statement.body for b in self._imports(s, order)]
+            if any(b.kind == "host" for b in bindings):
+                for handler in statement.handlers:
+                    if _only_imports(handler.body):
+                        bindings = [b for s in handler.body for b in self._imports(s, order)]
+                        break
+            for binding in bindings:
+                self._bind(binding)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _assigned_names(statement):
+            self._assignment(statement, order)
+        elif isinstance(statement, ast.FunctionDef):
+            self._function(statement, order)
+        else:
+            for name in _bound_names(statement):
+                self._host(name, statement, order, f"set by `{_first_line(statement)}`, which the grader does not run")
+
+    def _imports(self, statement, order):
+        bindings = []
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                name = alias.asname or alias.name.split(".")[0]
+                narrowed = ast.copy_location(ast.Import(names=[alias]), statement)
+                module = import_known(alias.name if alias.asname else alias.name.split(".")[0])
+                if module is not None and import_known(alias.name) is not None:
+                    bindings.append(Binding("known", name, self, narrowed, order, obj=module))
+                elif alias.name in self.siblings:
+                    bindings.append(self._sibling_module(name, alias.name, narrowed, order))
+                else:
+                    bindings.append(Binding("host", name, self, narrowed, order,
+                                            reason=f"imported by `import {alias.name}`"))
+            return bindings
+        module_name = statement.module or ""
+        if statement.level in (0, 1) and module_name in self.siblings:
+            sibling = self._sibling_module(module_name, module_name, None, order)
+            for alias in statement.names:
+                name = alias.asname or alias.name
+                narrowed = ast.copy_location(ast.ImportFrom(module=module_name, names=[alias], level=0), statement)
+                target = sibling.obj.get(alias.name) if sibling.kind == "sibling" else None
+                if target is None:
+                    reason = sibling.reason if sibling.kind == "host" else f"not defined in {module_name}.py"
+                    bindings.append(Binding("host", name, self, narrowed, order, reason=f"`{name}`: {reason}"))
+                else:
+                    bindings.append(Binding(target.kind, name, self, narrowed, order, target=target,
+                                            reason=target.reason, depends=[sibling]))
+            return bindings
+        module = import_known(module_name) if statement.level == 0 else None
+        for alias in statement.names:
+            name = alias.asname or alias.name
+            narrowed = ast.copy_location(ast.ImportFrom(module=module_name, names=[alias], level=0), statement)
+            if alias.name == "*":
+                for public in dir(module) if module is not None else ():
+                    value = static_attribute(module, public)
+                    if value is not None:
+                        bindings.append(Binding("known", public, self, narrowed, order, obj=value))
+                continue
+            value = static_attribute(module, alias.name) if module is not None else None
+            if value is None:
+                bindings.append(Binding("host", name, self, narrowed, order,
+                                        reason=f"imported by `from {'.' * statement.level}{module_name} import "
+                                               f"{alias.name}`"))
+            else:
+                bindings.append(Binding("known", name, self, narrowed, order, obj=value))
+        return bindings
+
+    def _sibling_module(self, name, module_name, statement, order):
+        file = self.siblings.get(module_name)
+        if file is None:
+            return Binding("host", name, self, statement, order, reason=f"imported from {module_name}")
+        if module_name in self.reading:
+            return Binding("host", name, self, statement, order, reason=f"a circular import of {module_name}")
+        if file.problems:
+            return Binding("host", name, self, statement, order,
+                           reason=f"from {file.name}, which could not be read: {file.problems[0]}")
+        definitions = ModuleDefinitions(file, self.siblings, self.reading)
+        return Binding("sibling", name, self, statement, order, obj=definitions)
+
+    def _assignment(self, statement, order):
+        names = _assigned_names(statement)
+        value = statement.value
+        if names == [TUNING_NAME]:
+            checker = Checker(self, host=True)
+            checker.expression(value)
+            if checker.problems:
+                self._host(TUNING_NAME, statement, order, f"`{_first_line(statement)}` ({checker.problems[0].code}: "
+                                                          f"{checker.problems[0].message})")
+            else:
+                self._bind(Binding("tuning", TUNING_NAME, self, statement, order, depends=checker.used))
+            return
+        if len(names) == 1 and isinstance(value, ast.Name) and value.id in self.names:
+            target = self.names[value.id]  # an alias: kernel = add_kernel, my_jit = triton.jit
+            if target.kind in ("jit", "constexpr_function", "known", "function"):
+                self._bind(Binding(target.kind, names[0], self, statement, order, obj=target.obj, target=target,
+                                   depends=[target]))
+                return
+        if len(names) == 1 and isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords and \
+                isinstance(value.args[0], ast.Name) and self.names.get(value.args[0].id) is not None:
+            decorator, _ = resolve_decorator(value.func, self)
+            wrapped = self.names[value.args[0].id]
+            if decorator is triton.jit and wrapped.kind == "function":  # add_kernel = triton.jit(add)
+                checker = Checker(self, host=True)
+                checker.expression(value.func)
+                self._bind(Binding("jit", names[0], self, statement, order, function=wrapped.function,
+                                   depends=checker.used, jit={"call": None, "heuristics": [], "configs": None,
+                                                              "wrapped": wrapped, "decorators": [value.func]}))
+                return
+        checker = Checker(self, host=True)
+        checker.expression(value)
+        if checker.problems:
+            for name in names:
+                self._host(name, statement, order, f"set by `{_first_line(statement)}`, which the grader does not "
+                                                   f"evaluate ({checker.problems[0].code}: "
+                                                   f"{checker.problems[0].message.rstrip('.')})")
+            return
+        for name in names:
+            self._bind(Binding("constant", name, self, statement, order, depends=checker.used))
+
+    def _function(self, statement, order):
+        signature = Checker(self, host=True)
+        signature.signature(statement)
+        if not statement.decorator_list:
+            self._bind(Binding("function", statement.name, self, statement, order, function=statement,
+                               depends=signature.used, problems=signature.problems))
+            return
+        resolved = [resolve_decorator(d, self) for d in statement.decorator_list]
+        objects = [obj for obj, _ in resolved]
+        for decorator in statement.decorator_list:  # the decorators' names are read when the def runs
+            signature.expression(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        common = dict(function=statement, depends=signature.used, problems=signature.problems)
+        if objects == [getattr(triton, "constexpr_function", None)] and objects[0] is not None:
+            self._bind(Binding("constexpr_function", statement.name, self, statement, order, **common))
+            return
+        if triton.jit not in objects and all(obj in (triton.autotune, triton.heuristics) for obj in objects):
+            self._bind(Binding("function", statement.name, self, statement, order, **common))
+            return  # @triton.autotune without @triton.jit: a plain function to Triton
+        if triton.jit not in objects or any(obj not in (triton.jit, triton.autotune, triton.heuristics)
+                                            for obj in objects):
+            names = ", ".join(f"@{_first_line(d)}" for d in statement.decorator_list)
+            self._host(statement.name, statement, order, f"a function decorated with {names}, not @triton.jit")
+            return
+        jit = {"call": None, "heuristics": [], "configs": None, "decorators": list(statement.decorator_list),
+               "configs_depends": [], "config_problems": []}
+        for obj, call in resolved:
+            if obj is triton.jit and call is not None:
+                jit["call"] = call
+                for keyword in call.keywords:
+                    if keyword.arg in JIT_OPTIONS:
+                        signature.expression(keyword.value)
+            elif obj is triton.heuristics:
+                jit["heuristics"].append(call)
+            elif obj is triton.autotune and call is not None:
+                configs = next((k.value for k in call.keywords if k.arg == "configs"),
+                               call.args[0] if call.args else None)
+                checker = Checker(self, host=True)  # evaluated when the def runs, by the GPU stage only
+                checker.expression(configs)
+                jit.update(configs=configs, configs_depends=checker.used,
+                           config_problems=[f"{p.code}: {p.message}" for p in checker.problems])
+        self._bind(Binding("jit", statement.name, self, statement, order, jit=jit, **common))
+
+
+def _only_imports(statements):
+    return bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)
+
+
+def _assigned_names(statement):
+    """The names an assignment binds: `N = 4`, `A, B = 1, 2`, `X: tl.constexpr = 3` (one target only)."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if isinstance(statement, ast.AnnAssign) and statement.value is None:
+        return []
+    if len(targets) != 1:
+        return []
+    target = targets[0]
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [e.id for e in target.elts]
+    return []
+
+
+def _bound_names(statement):
+    """Every module-level name a statement the grader does not run may bind."""
+    names = []
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.append(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names += node.names
+    if isinstance(statement, (ast.AsyncFunctionDef, ast.ClassDef)):
+        names.append(statement.name)
+    return names
+
+
+def _first_line(node, limit=60):
+    try:
+        text = ast.unparse(node).split("\n")[0]
+    except (RecursionError, ValueError):
+        return type(node).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# --- the closure of a kernel, checked ----------------------------------------------------------------------------
+
+@dataclass
+class Closure:
+    """What a kernel needs, checked: the bindings to rebuild, and the problems found."""
+    bindings: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # (Source, Problem)
+    heuristics: list = field(default_factory=list)  # the parameters the kernel's heuristics compute
+    configs: ast.expr = None  # the kernel's GPU configurations (@triton.autotune or GPU_CONFIGS), evaluated apart
+    configs_module: "ModuleDefinitions" = None
+    config_problems: list = field(default_factory=list)  # why the configurations cannot be read (GPU stage only)
+
+
+def closure(binding):
+    """Check `binding` (a jit function) and everything it needs; returns a Closure."""
+    result = Closure()
+    kernel = binding.resolved()
+    stack = [binding]
+    tuning = kernel.module.get(TUNING_NAME)
+    if kernel.jit.get("configs") is not None:
+        if kernel.jit["config_problems"]:
+            result.config_problems = kernel.jit["config_problems"]
+        else:
+            result.configs, result.configs_module = kernel.jit["configs"], kernel.module
+            stack += kernel.jit["configs_depends"]
+    elif tuning is not None and tuning.kind == "tuning":
+        result.configs, result.configs_module = tuning.statement.value, tuning.module
+        stack += tuning.depends
+    elif tuning is not None:
+        result.config_problems = [tuning.reason]
+    seen = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        result.bindings.append(current)
+        stack += _dependencies(current, result, kernel)
+    return result
+
+
+def _dependencies(binding, result, kernel):
+    """The bindings `binding` needs, checking it on the way (problems go into `result`)."""
+    if binding.kind == "host":
+        return []
+    if binding.target is not None:
+        return list(binding.depends) + [binding.target]
+    result.problems += [(binding.source, p) for p in binding.problems]
+    if binding.kind in ("constant", "tuning", "known", "sibling"):
+        return list(binding.depends)
+    checker = Checker(binding.module, host=binding.kind != "jit")
+    checker.body(binding.function)
+    if binding.kind == "jit":
+        for call in binding.jit["heuristics"]:
+            checker.used += _check_heuristics(call, binding.module, binding, result, binding is kernel)
+        if "wrapped" in binding.jit:
+            checker.used.append(binding.jit["wrapped"])
+    result.problems += [(binding.source, p) for p in checker.problems]
+    return list(binding.depends) + checker.used
+
+
+def _check_heuristics(call, module, binding, result, of_kernel):
+    """Check @triton.heuristics({"NAME": lambda args: ...}); returns the bindings its values read."""
+    values = next((k.value for k in call.keywords if k.arg == "values"), call.args[0] if call.args else None)
+    if not isinstance(values, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                   for k in values.keys):
+        result.problems.append((binding.source, Problem(call.lineno, "@triton.heuristics(...)", (
+            "@triton.heuristics takes a dict written out in full: {\"NAME\": lambda args: ...}"))))
+        return []
+    used = []
+    for key, value in zip(values.keys, values.values):
+        checker = Checker(module, host=True)
+        checker.heuristic(value)
+        result.problems += [(binding.source, p) for p in checker.problems]
+        used += checker.used
+        if of_kernel:
+            result.heuristics.append(key.value)
+    return used
+
+
+# --- rebuilding ---------------------------------------------------------------------------------------------------
+
+def rebuild(bindings, main):
+    """{module name: (source text, [origin per line])} for the bindings, `main` (a ModuleDefinitions) first,
+    under the name MAIN; raises RecursionError for trees too deep to print."""
+    by_module = {}
+    for binding in bindings:
+        if binding.kind == "host" or binding.statement is None:
+            continue
+        by_module.setdefault(binding.module, []).append(binding)
+    modules = {}
+    for module, members in by_module.items():
+        name = MAIN if module is main else module.file.module_name
+        lines, origins = [], []
+        emitted = set()
+        for binding in sorted(members, key=lambda b: b.order):
+            statement = _statement_for(binding)
+            key = (binding.order, ast.dump(statement))
+            if key in emitted:
+                continue
+            emitted.add(key)
+            text = ast.unparse(statement)
+            lines += text.split("\n")
+            origins += _origins(statement, text, binding.source)
+        modules[name] = ("\n".join(lines) + "\n", origins)
+    return {MAIN: modules.pop(MAIN, ("", [])), **modules}
+
+
+def _statement_for(binding):
+    if binding.kind != "jit" or binding.statement is not binding.function:
+        return binding.statement
+    function = copy.copy(binding.function)
+    body = binding.function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:] or [ast.copy_location(ast.Pass(), body[0])]  # a docstring is not code
+    function.body = body
+    decorators = []
+    for decorator in binding.jit["decorators"]:
+        obj, call = resolve_decorator(decorator, binding.module)
+        if obj is triton.heuristics:
+            decorators.append(decorator)
+        elif obj is triton.jit:
+            if call is None:
+                decorators.append(decorator)
+            else:
+                kept = [k for k in call.keywords if k.arg in JIT_OPTIONS]
+                decorators.append(ast.copy_location(ast.Call(func=call.func, args=[], keywords=kept), call))
+    # @triton.autotune is the GPU stage's business: its configurations travel apart, read in the sandbox.
+    function.decorator_list = decorators
+    return function
+
+
+def _origins(statement, text, source):
+    """Where each line of `text` (statement unparsed) was written: a parallel walk of the two trees."""
+    count = text.count("\n") + 1
+    origins = [None] * count
+    try:
+        reparsed = ast.parse(text)
+    except SyntaxError:
+        return [source.where(getattr(statement, "lineno", 0))] * count
+    for old, new in zip(ast.walk(statement), ast.walk(reparsed.body[0] if reparsed.body else reparsed)):
+        line, original = getattr(new, "lineno", None), getattr(old, "lineno", None)
+        if line and original and 0 < line <= count and origins[line - 1] is None:
+            origins[line - 1] = source.where(original)
+    fallback = source.where(getattr(statement, "lineno", 0))
+    return [origin or fallback for origin in origins]
+
+
+def skeleton(binding):
+    return is_skeleton(binding.resolved().function)
+
+
+def kernel_params(binding):
+    """The parameter names of a jit binding's function, in order."""
+    arguments = binding.resolved().function.args
+    return tuple(a.arg for a in arguments.posonlyargs + arguments.args)
+
+
+def param_defaults(binding):
+    arguments = binding.resolved().function.args
+    params = kernel_params(binding)
+    return set(params[len(params) - len(arguments.defaults):]) if arguments.defaults else set()
+
+
+def constexpr_params(binding):
+    """The parameters annotated tl.constexpr (resolved statically, or written as the string)."""
+    function = binding.resolved().function
+    names = []
+    for argument in function.args.posonlyargs + function.args.args:
+        annotation = argument.annotation
+        if annotation is None:
+            continue
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            if annotation.value.split(".")[-1] == "constexpr":
+                names.append(argument.arg)
+            continue
+        resolved = Checker(binding.resolved().module, host=True).resolve(annotation)
+        if isinstance(resolved, Known) and resolved.obj is triton.language.constexpr:
+            names.append(argument.arg)
+    return tuple(names)

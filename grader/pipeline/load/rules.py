@@ -1,0 +1,416 @@
+"""What the grader accepts from a submission, checked on its syntax tree before any of it runs anywhere.
+
+A kernel runs in the sandboxed worker as Python (Triton's interpreter executes it), so what a kernel may
+contain is what keeps the worker honest. These rules accept the Triton language as its compiler does:
+parameters and locals, `triton.language` and `math`, the submission's own `@triton.jit` and
+`@triton.constexpr_function` functions and module constants, `range`, `min`, `max`, `print` and the other
+builtins Triton's code generator knows; `if`, `for`, `while`, arithmetic, subscripts, `.to()`, `.dtype`,
+`.shape` and the rest of the public API of Triton's tensors and types. They refuse what the compiler refuses
+(imports, `try`, `raise`, `with`, lambdas, calls into torch or os) and what only the interpreter would run
+(private attributes such as `x.handle` or `tl.core._...`, assignments to attributes, `getattr` with a
+computed name, any module other than `triton.language` and `math`), in every branch, whatever a case's
+constants make of it: a branch that is dead for one block size is live for another.
+
+Host code the grader runs for a submission (module constants, `@triton.constexpr_function` bodies,
+`@triton.heuristics` values, tuning configurations) follows the same rules with a few more builtins
+(`abs`, `round`, ...), dictionaries and comprehensions, and runs only in the sandbox.
+"""
+import ast
+import importlib
+import importlib.machinery
+import inspect
+import os
+import sys
+import types
+from dataclasses import dataclass
+
+import triton
+import triton.language as tl
+
+# The builtins Triton's code generator resolves inside a kernel (code_generator.builtin_namespace).
+KERNEL_BUILTINS = frozenset({"range", "float", "int", "len", "min", "max", "print", "isinstance", "getattr",
+                             "hasattr", "list"})
+HOST_BUILTINS = KERNEL_BUILTINS | {"abs", "bool", "round", "pow", "divmod", "tuple", "dict", "set", "sorted",
+                                   "sum", "any", "all", "enumerate", "zip", "reversed", "str", "True", "False",
+                                   "None"}
+TRITON_TOP_LEVEL = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "constexpr_function",
+                    "must_use_result")
+STRING_LIMIT = 10_000
+
+
+def _public_attributes(*classes):
+    return {name for cls in classes if cls is not None for name in dir(cls) if not name.startswith("_")}
+
+
+_CLASSES = [getattr(tl, name, None) or getattr(tl.core, name, None) for name in (
+    "tensor", "constexpr", "dtype", "pointer_type", "block_type", "tuple", "tuple_type", "tensor_descriptor",
+    "tensor_descriptor_base", "slice")]
+# Attributes of the values a kernel computes with: the public API of Triton's tensors and types, and the
+# instance attributes they carry. `handle` (the interpreter's raw array) and `to_ir` (the compiler's builder)
+# are internals, not language.
+VALUE_ATTRIBUTES = frozenset(_public_attributes(*_CLASSES) | {
+    "type", "dtype", "shape", "numel", "value", "values", "element_ty", "primitive_bitwidth", "int_bitwidth",
+    "fp_mantissa_width", "exponent_bias", "block_shape", "strides", "base", "load", "store"} - {"handle", "to_ir"})
+# What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument.
+HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES | {"stride", "element_size", "ndim", "is_contiguous", "itemsize", "size",
+                                            "storage_offset", "bit_length", "is_floating_point", "kwargs",
+                                            "num_warps", "num_stages"}
+
+_KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.Expr, ast.Pass, ast.Break,
+                 ast.Continue, ast.Return, ast.Assert, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
+                 ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Starred, ast.Name, ast.List, ast.Tuple,
+                 ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.keyword, ast.expr_context, ast.boolop, ast.operator,
+                 ast.unaryop, ast.cmpop)
+_HOST_NODES = _KERNEL_NODES + (ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                               ast.comprehension)
+_NOT_TRITON = "is not part of Triton's kernel language (the GPU compiler rejects it)"
+NOT_TRITON_ADVICE = {
+    ast.Import: "Imports are not allowed inside a kernel (the GPU compiler rejects them): import at the top of the "
+                "file.",
+    ast.ImportFrom: "Imports are not allowed inside a kernel (the GPU compiler rejects them): import at the top of "
+                    "the file.",
+    ast.Raise: "`raise` is not part of Triton's kernel language. If this is still the skeleton, replace "
+               "`raise NotImplementedError()` with your kernel; to check a condition use tl.device_assert or "
+               "tl.static_assert.",
+    ast.Try: "`try` is not part of Triton's kernel language (the GPU compiler rejects it).",
+    ast.With: "`with` is not part of Triton's kernel language (the GPU compiler rejects it).",
+    ast.FunctionDef: "A function defined inside a kernel is not part of Triton's kernel language: define it at the "
+                     "top of the file with @triton.jit and call it.",
+    ast.Lambda: "A lambda is not part of Triton's kernel language: write a @triton.jit function.",
+}
+
+
+def _article(what):
+    words = {"ListComp": "a list comprehension", "GeneratorExp": "a generator expression", "Dict": "a dict",
+             "Set": "a set", "NamedExpr": "`:=`", "Global": "`global`", "Nonlocal": "`nonlocal`", "Delete": "`del`",
+             "ClassDef": "a class", "Yield": "`yield`", "Await": "`await`", "SetComp": "a set comprehension",
+             "DictComp": "a dict comprehension", "AsyncFunctionDef": "an async function"}
+    return words.get(what, f"`{what}`")
+
+
+@dataclass
+class Problem:
+    """Why a definition is refused: where (a line of its source), the code, and why, in words a student acts on."""
+    line: int
+    code: str
+    message: str
+
+    def describe(self, source):
+        return f"{source.where(self.line)}: {self.code}\n{self.message}" if self.code else \
+            f"{source.where(self.line)}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Known:
+    """A Python object the grader resolved without running anything: a module, tl.float32, math.log2."""
+    obj: object
+
+
+@dataclass(frozen=True, eq=False)
+class Sibling:
+    """A module of another file of the same submission folder (`import helpers`)."""
+    definitions: object
+
+
+def allowed_object(value):
+    """True for what a submission may name: triton.language and math (and their contents), numbers, strings,
+    Triton's dtypes and constants, and triton's decorators and launch helpers."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__ in ("math", "triton") or value.__name__.startswith("triton.language")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (tl.dtype, tl.constexpr)):
+        return True
+    if any(value is getattr(triton, name, None) for name in TRITON_TOP_LEVEL):
+        return True
+    if callable(value):
+        # A @jit helper of triton.language is a JITFunction, or an InterpretedFunction when TRITON_INTERPRET was
+        # set at import: its own function tells where it comes from.
+        inner = getattr(value, "fn", None) if type(value).__module__.startswith("triton.runtime") else None
+        module = getattr(inner if callable(inner) else value, "__module__", None) or ""
+        return module == "math" or module.startswith("triton.language")
+    return False
+
+
+def static_attribute(obj, name):
+    """obj.name resolved without running any descriptor (a submodule of triton.language is imported), or
+    None when it does not exist or is not something a submission may use."""
+    if name.startswith("_"):
+        return None
+    try:
+        value = inspect.getattr_static(obj, name)
+    except AttributeError:
+        value = None
+        if isinstance(obj, types.ModuleType) and hasattr(obj, "__path__"):
+            try:  # a submodule not imported yet, e.g. triton.language.extra.cuda
+                value = importlib.import_module(f"{obj.__name__}.{name}")
+            except ImportError:
+                return None
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return value if allowed_object(value) else None
+
+
+def import_known(module_name):
+    """The module `import module_name` gives, when it is one a submission may import; else None."""
+    if module_name.split(".")[0] not in ("triton", "math"):
+        return None
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    return module if allowed_object(module) else None
+
+
+class Checker:
+    """Checks one definition against the rules, in the namespace of its module (a Namespace)."""
+
+    def __init__(self, namespace, host, local_names=()):
+        self.namespace = namespace
+        self.host = host
+        self.allowed_nodes = _HOST_NODES if host else _KERNEL_NODES
+        self.builtins = HOST_BUILTINS if host else KERNEL_BUILTINS
+        self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
+        self.locals = set(local_names)
+        self.problems = []
+        self.used = []  # the module-level Bindings the definition reads: its dependencies
+
+    def refuse(self, node, message):
+        self.problems.append(Problem(getattr(node, "lineno", 0), _text(node), message))
+
+    # --- definitions -------------------------------------------------------------------------------------------
+    def signature(self, node):
+        """What a `def` evaluates when it runs: its parameters' annotations and defaults."""
+        arguments = node.args
+        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+            self.refuse(node, "*args, **kwargs and keyword-only parameters are not supported by Triton: list every "
+                              "parameter by name")
+        for argument in arguments.posonlyargs + arguments.args:
+            if argument.annotation is not None:
+                self.annotation(argument.annotation)
+        for default in arguments.defaults:
+            self.expression(default, host=True)
+        if node.returns is not None:
+            self.annotation(node.returns)
+        return self.problems
+
+    def body(self, node):
+        """What a function runs when it is called (its names are read then: the module's last bindings)."""
+        arguments = node.args
+        self.locals |= {a.arg for a in arguments.posonlyargs + arguments.args} | _stored_names(node.body)
+        for statement in node.body[1:] if _docstring(node) else node.body:
+            self.visit(statement)
+        return self.problems
+
+    def annotation(self, node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return  # Triton reads "tl.constexpr" strings itself
+        self.expression(node, host=True)
+        resolved = self.resolve(node)
+        if not isinstance(resolved, Known):
+            self.refuse(node, "this annotation is not a Triton type (write tl.constexpr)")
+
+    def expression(self, node, host=None):
+        """A host expression: a constant's value, a default, a heuristic, configurations."""
+        saved = (self.host, self.allowed_nodes, self.builtins, self.value_attributes)
+        if host:
+            self.host, self.allowed_nodes = True, _HOST_NODES
+            self.builtins, self.value_attributes = HOST_BUILTINS, HOST_VALUE_ATTRIBUTES
+        try:
+            self.visit(node)
+        finally:
+            self.host, self.allowed_nodes, self.builtins, self.value_attributes = saved
+        return self.problems
+
+    def heuristic(self, node):
+        """A value of @triton.heuristics({...}): `lambda args: ...` or a module-level function's name."""
+        if isinstance(node, ast.Lambda):
+            arguments = node.args
+            if arguments.vararg or arguments.kwarg or len(arguments.args) != 1 or arguments.defaults:
+                self.refuse(node, "a heuristic is `lambda args: ...`, one parameter")
+                return self.problems
+            self.locals.add(arguments.args[0].arg)
+            return self.expression(node.body, host=True)
+        binding = self.namespace.get(node.id) if isinstance(node, ast.Name) else None
+        if binding is None or binding.kind != "function":
+            self.refuse(node, "a heuristic is `lambda args: ...` or a function of the module")
+            return self.problems
+        self.used.append(binding)
+        return self.problems
+
+    # --- the walk ----------------------------------------------------------------------------------------------
+    def visit(self, node):
+        if not isinstance(node, self.allowed_nodes):
+            what = type(node).__name__
+            if self.host:
+                self.refuse(node, f"{_article(what)} is not something the grader evaluates for a submission")
+            else:
+                self.refuse(node, NOT_TRITON_ADVICE.get(type(node), f"{_article(what)} {_NOT_TRITON}"))
+            return
+        getattr(self, f"visit_{type(node).__name__}", self.generic_visit)(node)
+
+    def generic_visit(self, node):
+        for child in ast.iter_child_nodes(node):
+            self.visit(child)
+
+    def visit_Constant(self, node):
+        if not isinstance(node.value, (bool, int, float, str, type(None), type(Ellipsis))):
+            self.refuse(node, "this constant is not a number or a string")
+        elif isinstance(node.value, str) and len(node.value) > STRING_LIMIT:
+            self.refuse(node, "a string longer than the grader reads in a kernel")
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load) or node.id in self.locals:
+            return
+        binding = self.namespace.get(node.id)
+        if binding is not None:
+            self.use(node, binding, f"`{node.id}`")
+            return
+        if node.id not in self.builtins:
+            self.refuse(node, f"`{node.id}` is not defined" + ("" if self.host else
+                              " in the kernel's module: kernels use their parameters, triton.language, math, and "
+                              "the module's @triton.jit functions and constants"))
+
+    def use(self, node, binding, what):
+        """Record that the definition reads `binding`, unless it is something the grader does not run."""
+        if binding.kind == "host":
+            self.refuse(node, f"{what} is {binding.reason}: " + (
+                "the grader does not run that for a submission" if self.host else
+                "a kernel can only use triton.language, math, its own @triton.jit and @triton.constexpr_function "
+                "functions and module constants"))
+        elif binding.kind == "function" and not self.host:
+            self.refuse(node, f"{what} is a plain Python function: decorate it with @triton.jit (or "
+                              "@triton.constexpr_function for a compile-time helper)")
+        else:
+            self.used.append(binding)
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            self.refuse(node, f"assigning to an attribute {_NOT_TRITON}")
+            return
+        self.visit(node.value)
+        self.attribute(node, self.resolve(node.value), node.attr)
+
+    def attribute(self, node, base, name):
+        if name.startswith("_"):
+            self.refuse(node, "private attributes (`_...`) are internals of Triton or Python, not its language")
+        elif isinstance(base, Sibling):
+            binding = base.definitions.get(name)
+            if binding is None:
+                self.refuse(node, f"{base.definitions.file.name} defines no `{name}`")
+            else:
+                self.use(node, binding, f"`{_text(node)}`")
+        elif isinstance(base, Known) and isinstance(base.obj, types.ModuleType):
+            if static_attribute(base.obj, name) is None:
+                self.refuse(node, f"{base.obj.__name__} has no `{name}` a kernel may use")
+        elif name not in self.value_attributes:
+            self.refuse(node, f"`.{name}` is not part of the API of Triton's tensors and types")
+
+    def visit_Subscript(self, node):
+        if not isinstance(node.ctx, ast.Load):
+            self.refuse(node, f"assigning to an element {_NOT_TRITON}")
+            return
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and \
+                node.func.id not in self.locals and node.func.id not in self.namespace:
+            name = node.args[1] if len(node.args) >= 2 else None
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)) or node.keywords:
+                self.refuse(node, f"{node.func.id} needs an attribute name written out as a string")
+            else:
+                self.attribute(node, self.resolve(node.args[0]), name.value)
+
+    def visit_comprehension(self, node):
+        self.locals |= _stored_names([node.target])
+        self.generic_visit(node)
+
+    def visit_ListComp(self, node):
+        for generator in node.generators:  # the loop variables first: the element reads them
+            self.visit(generator)
+        self.visit(node.elt)
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        for generator in node.generators:
+            self.visit(generator)
+        self.visit(node.key)
+        self.visit(node.value)
+
+    # --- static resolution -------------------------------------------------------------------------------------
+    def resolve(self, node):
+        """Known(object) for a name or attribute chain the grader can resolve without running anything, Sibling
+        for a sibling file's module, else None."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return None
+            binding = self.namespace.get(node.id)
+            if binding is None:
+                return None
+            if binding.kind == "known":
+                return Known(binding.obj)
+            return Sibling(binding.obj) if binding.kind == "sibling" else None
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            if isinstance(base, Known) and isinstance(base.obj, types.ModuleType):
+                value = static_attribute(base.obj, node.attr)
+                return Known(value) if value is not None else None
+            if isinstance(base, Sibling):
+                binding = base.definitions.get(node.attr)
+                if binding is not None and binding.kind == "known":
+                    return Known(binding.obj)
+        return None
+
+
+def resolve_decorator(node, namespace):
+    """(the triton object a decorator names, its call or None) without running anything, or (None, None)."""
+    call = node if isinstance(node, ast.Call) else None
+    resolved = Checker(namespace, host=True).resolve(call.func if call else node)
+    return (resolved.obj, call) if isinstance(resolved, Known) else (None, None)
+
+
+def is_skeleton(function):
+    """True for a kernel nobody has written yet: only a docstring, `pass`, `...` or `raise NotImplementedError`."""
+    for statement in function.body:
+        if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and \
+                isinstance(statement.value, ast.Constant):
+            continue
+        if isinstance(statement, ast.Raise) and "NotImplementedError" in _text(statement):
+            continue
+        return False
+    return True
+
+
+def _docstring(function):
+    first = function.body[0] if function.body else None
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+def _stored_names(statements):
+    """Every name a block of statements binds (Python makes each a local of the function)."""
+    names = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+def _text(node, limit=80):
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError):
+        return type(node).__name__
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def stdlib_or_installed(name):
+    """True when `name` is a real module (a sibling file of that name would shadow it): it is not a sibling."""
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return True
+    # The grader's own working directory is not where the student's files would be imported from.
+    path = [p for p in sys.path if p not in ("", os.getcwd())]
+    return importlib.machinery.PathFinder.find_spec(name, path) is not None

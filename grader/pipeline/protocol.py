@@ -1,0 +1,171 @@
+"""What the grader sends the sandboxed worker, and how what comes back is checked before the grader uses it.
+
+The worker runs the submission's kernels, so whatever it returns is data from an untrusted process: a result
+file is read only if it is a regular file under the size limit, loaded with torch's restricted unpickler,
+and checked field by field against the job it answers (the tensors' shapes and dtypes, every program code
+decodable, every string capped). Anything else makes the puzzle's verdict a crash, never an exception in the
+grader.
+"""
+import io
+
+import torch
+
+from .load.files import UnreadableFile, read_regular_file
+
+ERROR_KINDS = ("out_of_bounds", "kernel_error", "out_of_memory")
+ACCESSES = ("load", "store", "atomic")
+MESSAGE_CHARS = 4000
+OFFSETS_KEPT = 4096
+
+
+class MalformedResult(Exception):
+    """The worker's result does not answer its job: the worker was broken or tampered with."""
+
+
+def job(key, puzzle, source, cases, settings):
+    """The request for one puzzle: the rebuilt modules, and each case's tensors and launches."""
+    return {"id": key, "kernel": source.kernel, "modules": dict(source.modules), "puzzle_params": list(puzzle.params),
+            "targets": list(settings.compile_targets), "cases": [case_payload(puzzle, case) for case in cases]}
+
+
+def case_payload(puzzle, case):
+    buffers = {name: {"parent": b.parent, "views": b.views} for name, b in case.buffers.items()}
+    launches = []
+    for launch_index, plan in enumerate(case.launches):
+        regions = {}  # parameter position -> (tensor name, which of its views)
+        for position, value in enumerate(plan.args):
+            if isinstance(value, torch.Tensor):
+                name = next(n for n, view in plan.views.items() if view is value)
+                regions[position] = (name, launch_index if len(case.buffers[name].views) > 1 else 0)
+        launches.append({"args": plan.args, "grid": list(plan.grid), "dims": plan.dims, "regions": regions,
+                         "sequential": case.program_order(plan, "sequential"),
+                         "shuffled": case.program_order(plan, "shuffled")})
+    orders = ["shuffled", "sequential"] if case.spec.order == "shuffled" else ["sequential"]
+    return {"buffers": buffers, "launches": launches, "orders": orders}
+
+
+def read_result(path, settings):
+    """A worker's result file, loaded without following links, blocking or unbounded reads."""
+    try:
+        data = read_regular_file(path, settings.result_file_bytes)
+    except UnreadableFile as error:
+        raise MalformedResult(f"its result file {error}") from None
+    try:
+        return torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as error:  # the restricted unpickler refuses anything but plain data and tensors
+        raise MalformedResult(f"its result file is not readable data ({type(error).__name__})") from None
+
+
+def check_outcome(outcome, request, cases, settings):
+    """The worker's outcome for `request` (a job), checked against the cases it was given; raises
+    MalformedResult when anything is missing, mistyped, out of range or of the wrong shape."""
+    _expect(isinstance(outcome, dict), "the outcome is not a mapping")
+    compile_problems = outcome.get("compile")
+    _expect(isinstance(compile_problems, list), "no list of compile problems")
+    checked = {"compile": [_compile_problem(p, request, settings) for p in compile_problems[:10]], "cases": []}
+    if checked["compile"]:
+        return checked
+    returned = outcome.get("cases")
+    _expect(isinstance(returned, list) and len(returned) == len(cases), "not one result per case")
+    for case, payload, result in zip(cases, request["cases"], returned):
+        _expect(isinstance(result, dict) and isinstance(result.get("runs"), list) and
+                len(result["runs"]) == len(payload["orders"]), "not one run per program order")
+        checked["cases"].append({"runs": [_run(run, order, case, request, settings)
+                                          for run, order in zip(result["runs"], payload["orders"])]})
+    return checked
+
+
+def _expect(condition, reason):
+    if not condition:
+        raise MalformedResult(reason)
+
+
+def _text(value, limit=MESSAGE_CHARS):
+    _expect(isinstance(value, str), "a message is not text")
+    return value[:limit]
+
+
+def _int(value, low=None, high=None):
+    _expect(isinstance(value, int) and not isinstance(value, bool), "a number is not an integer")
+    _expect((low is None or value >= low) and (high is None or value < high), "a number is out of range")
+    return value
+
+
+def _compile_problem(problem, request, settings):
+    _expect(isinstance(problem, dict), "a compile problem is not a mapping")
+    targets = problem.get("targets")
+    _expect(isinstance(targets, list) and targets and all(t in request["targets"] for t in targets),
+            "a compile problem names unknown targets")
+    line, module = problem.get("line"), problem.get("module")
+    _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
+    _expect(module is None or module in request["modules"], "a compile problem names an unknown module")
+    return {"targets": list(targets), "message": _text(problem.get("message")), "line": line, "module": module}
+
+
+def _run(run, order, case, request, settings):
+    _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
+    names = set(case.buffers)
+    for key in ("parents", "writers", "readers", "race", "loads"):
+        _expect(isinstance(run.get(key), dict), f"no {key}")
+    _expect(set(run["parents"]) == names and set(run["writers"]) == names and set(run["readers"]) == names and
+            set(run["loads"]) == names and set(run["race"]) <= names, "the tensors returned are not the case's")
+    checked = {"order": order, "printed": _text(run.get("printed", ""), settings.kernel_output_chars),
+               "parents": {}, "writers": {}, "readers": {}, "race": {}, "loads": {}}
+    for name, buffer in case.buffers.items():
+        parent = run["parents"][name]
+        _expect(isinstance(parent, torch.Tensor) and parent.shape == buffer.parent.shape and
+                parent.dtype == buffer.parent.dtype and parent.device.type == "cpu",
+                f"{name} came back with the wrong shape, dtype or device")
+        checked["parents"][name] = parent
+        for key in ("writers", "readers"):
+            codes = run[key][name]
+            _expect(isinstance(codes, torch.Tensor) and codes.dtype == torch.int64 and
+                    codes.shape == (buffer.parent.numel(),), f"the {key} of {name} are malformed")
+            _expect(_decodable(codes, case), f"the {key} of {name} name programs that do not exist")
+            checked[key][name] = codes
+        checked["loads"][name] = _int(run["loads"][name], 0)
+        if name in run["race"]:
+            race = run["race"][name]
+            _expect(isinstance(race, (list, tuple)) and len(race) == 3, "a race record is malformed")
+            position, first, second = (_int(v) for v in race)
+            _int(position, 0, buffer.parent.numel())
+            _expect(_decodable(torch.tensor([first, second]), case), "a race names programs that do not exist")
+            checked["race"][name] = (position, first, second)
+    checked["error"] = None if run.get("error") is None else _error(run["error"], case, request)
+    return checked
+
+
+def _decodable(codes, case):
+    """Every code is -1 (no program) or (launch index << 32) | linear program of that launch."""
+    codes = codes[codes != -1]
+    if not codes.numel():
+        return True
+    if (codes < 0).any():
+        return False
+    launches, linear = codes >> 32, codes & 0xFFFFFFFF
+    if (launches >= len(case.launches)).any():
+        return False
+    sizes = torch.tensor([launch.programs for launch in case.launches])
+    return bool((linear < sizes[launches]).all())
+
+
+def _error(error, case, request):
+    _expect(isinstance(error, dict) and error.get("kind") in ERROR_KINDS, "an error of an unknown kind")
+    checked = {"kind": error["kind"], "message": _text(error.get("message"))}
+    program = error.get("program")
+    _expect(isinstance(program, (list, tuple)) and 1 <= len(program) <= 3, "an error names no program")
+    checked["program"] = [_int(p, 0, 2 ** 31) for p in program]
+    if error["kind"] == "out_of_bounds":
+        tensor, access, offsets = error.get("tensor"), error.get("access"), error.get("offsets")
+        _expect(tensor is None or tensor in case.buffers, "an out-of-bounds error names an unknown tensor")
+        _expect(access in ACCESSES, "an out-of-bounds error names an unknown access")
+        _expect(isinstance(offsets, list) and all(isinstance(o, float) for o in offsets[:OFFSETS_KEPT]),
+                "an out-of-bounds error has malformed offsets")
+        checked.update(tensor=tensor, access=access, offsets=offsets[:OFFSETS_KEPT],
+                       launch=_int(error.get("launch", 0), 0, len(case.launches)))
+    else:
+        line, module = error.get("line"), error.get("module")
+        _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
+        _expect(module is None or module in request["modules"], "an error names an unknown module")
+        checked.update(line=line, module=module)
+    return checked
