@@ -9,43 +9,58 @@ import textwrap
 import pytest
 import torch
 
-from grader.gpu.bench import bench_submission, rates, validate_configs
+from grader.gpu.bench import bench_submission, rates
+from grader.gpu.configs import read_configs, validate_configs
 from grader.gpu.leaderboard import ranking, write_leaderboard
-from grader.pipeline.load import load_submission
 from grader.gpu.timing import floor_seconds, peaks, summary
+from grader.pipeline.load import load_submission
+from grader.pipeline.worker import KernelModules
 
 from conftest import ROOT
 
 needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run through the device)")
 
 
-def test_autotune_configs_are_read_without_running_the_code(course):
-    source = load_submission(ROOT / "solutions" / "matmul.py", course, ["matmul"])["matmul"].source
-    assert source.configs[0] == {"kwargs": {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, "num_warps": 8,
-                                 "num_stages": 3}
-    valid, problems = validate_configs(course.puzzle("matmul"), source.configs)
-    assert valid == source.configs and problems == []
+def configs_of(path, course, puzzle_id, tmp_path):
+    """The configurations the compile sandbox reads from a submission: its rebuilt modules executed (here, in
+    the test's process), then the configurations' expression evaluated in them."""
+    source = load_submission(path, course, [puzzle_id])[puzzle_id].source
+    modules = KernelModules(source.modules, tmp_path, f"configs_{puzzle_id}")
+    modules.load()
+    if source.configs is None:
+        return source, []
+    return source, read_configs(source.configs, modules.loaded[source.configs_module].__dict__,
+                                [source.kernel, course.puzzle(puzzle_id).kernel])
 
 
-def test_gpu_configs_declared_as_data_leave_the_kernel_untouched(course, tmp_path):
+def test_autotune_configs_are_read_apart_from_the_kernel(course, tmp_path):
+    source, configs = configs_of(ROOT / "solutions" / "matmul.py", course, "matmul", tmp_path)
+    assert configs[0] == {"kwargs": {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, "num_warps": 8, "num_stages": 3}
+    assert "autotune" not in source.module, "the CPU worker's module has no @triton.autotune"
+    valid, problems = validate_configs(course.puzzle("matmul"), configs)
+    assert valid == configs and problems == []
+
+
+def test_gpu_configs_declared_beside_the_kernel_leave_it_untouched(course, tmp_path):
     solution = (ROOT / "solutions" / "vector_add.py").read_text()
     plain = solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
-    declared = plain + textwrap.dedent("""
-        GPU_CONFIGS = [triton.Config({"BLOCK_SIZE": 2048}, num_warps=8), triton.Config({"BLOCK_SIZE": 4096})]
-        """)
     path = tmp_path / "vector_add.py"
-    path.write_text(declared)
-    source = load_submission(path, course, ["vector_add"])["vector_add"].source
-    assert source.configs == [{"kwargs": {"BLOCK_SIZE": 2048}, "num_warps": 8}, {"kwargs": {"BLOCK_SIZE": 4096}}]
-    assert "GPU_CONFIGS" not in source.module and "@triton.autotune" not in source.module
-    # A kernel's own @triton.autotune comes first; a declaration that is not literal is reported.
+    path.write_text(plain + textwrap.dedent("""
+        GPU_CONFIGS = [triton.Config({"BLOCK_SIZE": 2048}, num_warps=8), triton.Config({"BLOCK_SIZE": 4096})]
+        """))
+    source, configs = configs_of(path, course, "vector_add", tmp_path)
+    assert configs == [{"kwargs": {"BLOCK_SIZE": 2048}, "num_warps": 8, "num_stages": 3},
+                       {"kwargs": {"BLOCK_SIZE": 4096}, "num_warps": 4, "num_stages": 3}]
+    assert "GPU_CONFIGS" not in source.module and "autotune" not in source.module
+    # A kernel's own @triton.autotune comes first; any expression the load stage accepts can build them.
     path.write_text(solution + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': 64})]\n")
-    first = load_submission(path, course, ["vector_add"])["vector_add"].source.configs[0]
-    assert first["kwargs"] == {"BLOCK_SIZE": 1024}
-    path.write_text(plain + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}) for b in (64, 128)]\n")
-    configs = load_submission(path, course, ["vector_add"])["vector_add"].source.configs
-    assert validate_configs(course.puzzle("vector_add"), configs)[1] == [
-        "configs is not a literal list of triton.Config(...)"]
+    assert configs_of(path, course, "vector_add", tmp_path)[1][0]["kwargs"] == {"BLOCK_SIZE": 1024}
+    path.write_text(plain + "\nBLOCKS = (64, 128)\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}) for b in BLOCKS]\n")
+    assert [c["kwargs"] for c in configs_of(path, course, "vector_add", tmp_path)[1]] == [
+        {"BLOCK_SIZE": 64}, {"BLOCK_SIZE": 128}]
+    path.write_text(plain + "\nimport torch\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': torch.cuda.device_count()})]\n")
+    source = load_submission(path, course, ["vector_add"])["vector_add"].source
+    assert source.configs is None and "torch" in source.config_problems[0]
 
 
 def test_gpu_configs_for_a_file_of_several_puzzles_are_keyed_by_kernel(course, tmp_path):
@@ -58,10 +73,9 @@ def test_gpu_configs_for_a_file_of_several_puzzles_are_keyed_by_kernel(course, t
         GPU_CONFIGS: dict = {"add_kernel": [triton.Config({"BLOCK_SIZE": 2048})],
                              "softmax_kernel": [triton.Config({}, num_warps=4)]}
         """))
-    loaded = load_submission(path, course, ["vector_add", "softmax"])
-    assert loaded["vector_add"].source.configs == [{"kwargs": {"BLOCK_SIZE": 2048}}]
-    assert loaded["softmax"].source.configs == [{"kwargs": {}, "num_warps": 4}]
-    assert all(validate_configs(course.puzzle(p), loaded[p].source.configs)[1] == [] for p in loaded)
+    assert configs_of(path, course, "vector_add", tmp_path)[1] == [
+        {"kwargs": {"BLOCK_SIZE": 2048}, "num_warps": 4, "num_stages": 3}]
+    assert configs_of(path, course, "softmax", tmp_path)[1] == [{"kwargs": {}, "num_warps": 4, "num_stages": 3}]
 
 
 def test_a_launch_configuration_is_completed_from_the_course(course):
@@ -88,7 +102,8 @@ def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
     ({"kwargs": {"BLOCK_SIZE": 100}}, "powers of 2"),
     ({"kwargs": {"BLOCK_SIZE": 128}, "num_warps": 3}, "num_warps is one of"),
     ({"kwargs": {"BLOCK_SIZE": 128}, "num_stages": 20}, "num_stages is between 1 and 8"),
-    ({"error": "triton.Config(make()): not literal"}, "not literal"),
+    ({"error": "the tuning configurations raise NameError"}, "raise NameError"),
+    ({"kwargs": {"BLOCK_SIZE": 128}, "pre_hook": "x"}, "unknown fields"),
 ])
 def test_invalid_configurations_are_refused(course, config, message):
     valid, problems = validate_configs(course.puzzle("vector_add"), [config])
@@ -152,7 +167,7 @@ def test_declared_gpu_configs_are_the_ones_timed(course, tmp_path):
                     + '\nGPU_CONFIGS = [triton.Config({"BLOCK_SIZE": 512}, num_warps=2)]\n')
     (puzzle,) = bench_submission(course, path, ["vector_add"])["puzzles"]
     assert puzzle["status"] == "pass", puzzle
-    assert puzzle["timings"][0]["config"] == {"kwargs": {"BLOCK_SIZE": 512}, "num_warps": 2}
+    assert puzzle["timings"][0]["config"] == {"kwargs": {"BLOCK_SIZE": 512}, "num_warps": 2, "num_stages": 3}
 
 
 CHEATS = {

@@ -1,10 +1,14 @@
 """`triton-course bench`: a submission's kernels compiled for real, verified and timed on a GPU.
 
-The grader's side: it reads the submission (never runs it), validates the submission's launch
-configurations, makes the verification cases, has the GPU worker (gpu.py, restarted if it crashes) verify
-and time each kernel, compares the verification with the reference, and writes the results as JSON.
+The grader's side. It reads the submission (the load stage: never runs it), makes the verification cases,
+and has two sandboxed processes do the work: the compile sandbox (compile_worker.py), the only one that runs
+any of the submission's Python, turns each kernel into compiled binaries for every launch to come, and the
+timing process (timing_worker.py), which runs none of it, verifies and times those binaries. The grader
+checks what each returns (the configurations, the binaries, the memory, the times), compares the
+verification with the reference, applies the physical floor and writes the results as JSON.
 """
 import json
+import math
 import resource
 import tempfile
 from dataclasses import replace
@@ -12,39 +16,70 @@ from pathlib import Path
 
 import torch
 
+from . import compiled
+from .configs import validate_configs
+from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
 from ..pipeline.grade import run_case
-from ..pipeline.protocol import case_payload
-from ..pipeline.load import SubmissionError, load_submission
+from ..pipeline.load import MAIN, SubmissionError, load_submission
+from ..pipeline.protocol import MalformedResult, case_payload, check_runs, read_result
 from ..pipeline.sandbox import run_worker
 from ..settings import DEFAULT
-
-NUM_WARPS = (1, 2, 4, 8, 16)
 
 
 class NoGPU(SubmissionError):
     """This machine has no CUDA GPU to benchmark on."""
 
 
-def validate_configs(puzzle, configs):
-    """The submission's GPU configurations (@triton.autotune or GPU_CONFIGS), checked; [] when it declares none."""
-    problems, valid = [], []
-    for config in configs or []:
-        if "error" in config:
-            problems.append(config["error"])
+def gpu_target():
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
+
+
+def compile_in_sandbox(course, jobs, target, settings, scratch):
+    """{job id: checked compile outcome or an error message} of the compile sandbox's work on `jobs`."""
+    out = Path(scratch) / "compiled"
+    out.mkdir()
+    request = Path(scratch) / "compile.pt"
+    torch.save({"course": course.path.read_text(), "course_path": str(course.path), "target": target,
+                "puzzles": list(jobs.values())}, request)
+    endings = run_worker(request, out, scratch, settings, list(jobs), module="grader.gpu.compile_worker")
+    outcomes = {}
+    for key, job in jobs.items():
+        if key in endings:
+            outcomes[key] = f"{endings[key].kind}: {endings[key].message}"
             continue
-        kwargs = config["kwargs"]
-        if not isinstance(kwargs, dict) or set(kwargs) - set(puzzle.blocks):
-            problems.append(f"{config}: the configurable parameters are {', '.join(puzzle.blocks)}")
-        elif any(not isinstance(v, int) or v < 1 or v & (v - 1) or v > 2 ** 16 for v in kwargs.values()):
-            problems.append(f"{config}: block sizes are powers of 2 up to 65536")
-        elif config.get("num_warps", 4) not in NUM_WARPS:
-            problems.append(f"{config}: num_warps is one of {NUM_WARPS}")
-        elif not 1 <= config.get("num_stages", 3) <= 8:
-            problems.append(f"{config}: num_stages is between 1 and 8")
-        else:
-            valid.append(config)
-    return valid, problems
+        try:
+            outcomes[key] = _check_compiled(read_result(out / f"{key}.pt", settings), job)
+        except (MalformedResult, compiled.BadCompiled) as error:
+            outcomes[key] = f"the compile sandbox's result is malformed: {error}"
+    return outcomes
+
+
+def _check_compiled(outcome, job):
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("compiled"), dict) or \
+            not isinstance(outcome.get("problems"), dict) or not isinstance(outcome.get("configs"), list):
+        raise MalformedResult("not a compile outcome")
+    ptxas = outcome.get("ptxas")
+    return {"configs": outcome["configs"], "ptxas": ptxas[:4000] if isinstance(ptxas, str) else None,
+            "compiled": {key: compiled.check(data, job["params"]) for key, data in outcome["compiled"].items()
+                         if isinstance(key, str)},
+            "problems": {key: _problem(problem) for key, problem in outcome["problems"].items()}}
+
+
+def _problem(problem):
+    if not isinstance(problem, dict) or not isinstance(problem.get("message"), str):
+        raise MalformedResult("a compile problem is malformed")
+    line, module = problem.get("line"), problem.get("module")
+    return {"message": problem["message"][:4000], "line": line if type(line) is int else None,
+            "module": module if isinstance(module, str) else None}
+
+
+def compile_job(puzzle, source, verification=(), inspect=False):
+    return {"id": puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
+            "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
+            "verification": [[launch["args"] for launch in case["launches"]] for case in verification],
+            "inspect": inspect}
 
 
 def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=None):
@@ -52,82 +87,143 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
         raise NoGPU("no CUDA GPU here: `triton-course bench` compiles and times kernels on a GPU. On this machine, "
                     "`triton-course check` grades them in the interpreter and `triton-course inspect` shows what "
                     "the compiler makes of them.")
-    loaded = load_submission(path, course, puzzle_ids)
-    results, jobs, verification = [], {}, {}
+    loaded = load_submission(path, course, puzzle_ids, settings)
+    results, jobs, payloads = [], {}, {}
     for puzzle_id, item in loaded.items():
         puzzle = course.puzzle(puzzle_id)
         entry = {"id": puzzle_id, "title": puzzle.title}
         if puzzle.benchmark is None:
             results.append({**entry, "status": "no_benchmark", "reason": "this puzzle has no GPU benchmark"})
         elif item.status != "found":
-            results.append({**entry, "status": item.status, "reason": item.diagnostics[0].message})
+            results.append({**entry, "status": item.status if item.status != "found" else "error",
+                            "reason": item.diagnostics[0].message})
+        elif item.source.config_problems:
+            results.append({**entry, "status": "error", "reason": "invalid tuning configuration: "
+                            + "; ".join(item.source.config_problems)})
         else:
-            configs, problems = validate_configs(puzzle, item.source.configs)
-            if problems:
-                results.append({**entry, "status": "error", "reason": "invalid tuning configuration: "
-                                + "; ".join(problems)})
-                continue
-            cases = [make_case(puzzle, i) for i in verification_cases(puzzle)]
-            verification[puzzle_id] = item.source
-            jobs[puzzle_id] = {"id": puzzle_id, "puzzle": puzzle_id, "course": str(course.path), "kernel": puzzle.kernel,
-                               "module": item.source.module, "configs": configs or [{}],
-                               "cases": [case_payload(puzzle, case) for case in cases]}
+            payloads[puzzle_id] = [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
+            jobs[puzzle_id] = compile_job(puzzle, item.source, payloads[puzzle_id])
             results.append({**entry, "status": "pending"})
     device = None
     with tempfile.TemporaryDirectory(prefix="triton-course-bench-") as scratch:
-        scratch = Path(scratch)
-        out = scratch / "results"
-        out.mkdir()
-        torch.save({"puzzles": list(jobs.values())}, scratch / "request.pt")
-        # CUDA reserves far more address space than it uses: no address-space limit for the GPU worker.
-        gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
-        endings = run_worker(scratch / "request.pt", out, scratch, gpu_settings, list(jobs), module="grader.gpu.worker",
-                             gpu=True) if jobs else {}
-        if (out / "device.pt").exists():
-            device = torch.load(out / "device.pt", weights_only=True)
+        compiled_jobs = compile_in_sandbox(course, jobs, gpu_target(), replace(settings, puzzle_timeout_s=900),
+                                           scratch) if jobs else {}
+        timing_jobs = {}
         for result in results:
             if result["status"] != "pending":
+                continue
+            puzzle, source = course.puzzle(result["id"]), loaded[result["id"]].source
+            outcome = compiled_jobs[result["id"]]
+            verdict = _compile_verdict(puzzle, source, outcome, payloads[result["id"]])
+            if verdict:
+                result.update(verdict)
+                continue
+            timing_jobs[result["id"]] = {"id": result["id"], "puzzle": result["id"], "cases": payloads[result["id"]],
+                                         "compiled": outcome["compiled"], "configs": outcome["valid"]}
+        out = Path(scratch) / "timed"
+        out.mkdir()
+        request = Path(scratch) / "timing.pt"
+        torch.save({"course": course.path.read_text(), "course_path": str(course.path),
+                    "puzzles": list(timing_jobs.values())}, request)
+        # CUDA reserves far more address space than it uses: no address-space limit for the GPU process.
+        gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
+        endings = run_worker(request, out, scratch, gpu_settings, list(timing_jobs),
+                             module="grader.gpu.timing_worker", gpu=True) if timing_jobs else {}
+        if (out / "device.pt").exists():
+            device = _device(read_result(out / "device.pt", settings))
+        for result in results:
+            if result["id"] not in timing_jobs:
                 continue
             puzzle = course.puzzle(result["id"])
             if result["id"] in endings:
                 ending = endings[result["id"]]
                 result.update(status="error", reason=f"{ending.kind}: {ending.message}")
                 continue
-            outcome = torch.load(out / f"{result['id']}.pt", weights_only=True)
-            result.update(_judge(puzzle, verification[result["id"]], outcome, settings))
+            try:
+                outcome = read_result(out / f"{result['id']}.pt", settings)
+                result.update(_judge(puzzle, loaded[result["id"]].source, outcome, device, settings))
+            except MalformedResult as error:
+                result.update(status="error", reason=f"the timing process's result is malformed: {error}")
     return {"student": student or Path(path).stem, "device": device, "puzzles": results}
 
 
-def verification_cases(puzzle):
-    """The indices of the puzzle's cases verified on the GPU: those in the benchmark's dtype.
+def _compile_verdict(puzzle, source, outcome, payload):
+    """None when every launch to come has its binary (the checked configurations go into `outcome["valid"]`),
+    else the puzzle's result."""
+    if isinstance(outcome, str):
+        return {"status": "error", "reason": outcome}
+    valid, problems = validate_configs(puzzle, outcome["configs"])
+    if problems:
+        return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}
+    outcome["valid"] = valid
+    needed = [f"verify-{c}-{l}" for c, case in enumerate(payload) for l in range(len(case["launches"]))]
+    needed += [f"time-{s}-{c}" for s in range(len(puzzle.benchmark.sizes)) for c in range(max(1, len(valid)))]
+    missing = [key for key in needed if key not in outcome["compiled"]]
+    if not missing:
+        return None
+    problem = next((outcome["problems"][key] for key in missing if key in outcome["problems"]), None)
+    where = ""
+    if problem and problem["line"]:
+        module = problem["module"] or MAIN
+        where = f" at {source.describe_line(problem['line'], module)}: {source.line_text(problem['line'], module)}"
+    return {"status": "fail", "reason": f"the GPU compiler rejects the kernel{where}: "
+                                        f"{problem['message'] if problem else 'no binary came back'}"}
 
-    The CPU stage holds every case to its dtype; on a GPU, tl.dot multiplies float32 in TF32, so a float32
-    case of a float16 benchmark would test the hardware's precision rather than the kernel.
-    """
-    same = [i for i, case in enumerate(puzzle.cases) if case.dtype == puzzle.benchmark.dtype]
-    return same or list(range(len(puzzle.cases)))
+
+def _device(device):
+    if not isinstance(device, dict) or not isinstance(device.get("name"), str) or not all(
+            isinstance(device.get(k), (int, float)) and math.isfinite(device[k]) and device[k] > 0
+            for k in ("copy_bandwidth", "matmul_rate")):
+        raise MalformedResult("the device record is malformed")
+    return {k: v for k, v in device.items() if isinstance(v, (str, int, float))}
 
 
-def _judge(puzzle, source, outcome, settings):
+def _judge(puzzle, source, outcome, device, settings):
+    """The verdict of one puzzle on the GPU: its verification compared with the reference, and its timings
+    checked, each against the physical floor computed here from the course and the device."""
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("cases"), list) or \
+            not isinstance(outcome.get("timings"), list) or device is None:
+        raise MalformedResult("not a timing outcome")
+    cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
+    runs = check_runs(outcome["cases"], cases, ["sequential"], settings)
     failures = []
-    for index, case in zip(verification_cases(puzzle), outcome["cases"]):
-        failures += run_case(puzzle, index, source, case["runs"][0], 0, settings)[0]
+    for index, run in enumerate(runs):
+        failures += run_case(puzzle, index, source, run, 0, settings)[0]
     if failures:
         return {"status": "fail", "reason": f"wrong on the GPU in case '{failures[0].case}': {failures[0].message}"}
+    benchmark = puzzle.benchmark
+    if len(outcome["timings"]) != len(benchmark.sizes):
+        raise MalformedResult("not one timing per benchmark size")
+    peak = peaks(device["name"], device)
+    itemsize = torch.empty(0, dtype=getattr(torch, benchmark.dtype)).element_size()
     timings = []
-    for timing in outcome["timings"]:
+    for sizes, timing in zip(benchmark.sizes, outcome["timings"]):
+        if not isinstance(timing, dict):
+            raise MalformedResult("a timing is not a mapping")
         if "rejected" in timing:
-            return {"status": "rejected", "reason": timing["rejected"]}
-        seconds = timing["kernel"]["median"]
-        if seconds < timing["floor"]:
-            return {"status": "rejected", "reason": f"{seconds * 1e6:.1f} us at {timing['sizes']} is below the "
-                                                    f"physical floor of {timing['floor'] * 1e6:.1f} us"}
-        timings.append({"sizes": timing["sizes"], "config": timing["config"], "time_s": seconds,
-                        "spread": timing["kernel"]["spread"], "calls": timing["kernel"]["calls"],
-                        "baseline_time_s": timing["baseline"]["median"],
-                        "speedup": timing["baseline"]["median"] / seconds,
-                        "bytes": timing["bytes"], "flops": timing["flops"]})
+            return {"status": "rejected", "reason": str(timing["rejected"])[:500]}
+        kernel, base = _summary(timing.get("kernel")), _summary(timing.get("baseline"))
+        namespace = {**sizes, "itemsize": itemsize}
+        work = {k: float(e(namespace)) if e is not None else None
+                for k, e in (("bytes", benchmark.bytes), ("flops", benchmark.flops))}
+        floor = floor_seconds(work["bytes"], work["flops"], benchmark.dtype, peak)
+        seconds = kernel["median"]
+        if seconds < floor:
+            return {"status": "rejected", "reason": f"{seconds * 1e6:.1f} us at {dict(sizes)} is below the "
+                                                    f"physical floor of {floor * 1e6:.1f} us"}
+        config = timing.get("config")
+        timings.append({"sizes": dict(sizes), "config": config if isinstance(config, dict) else None,
+                        "time_s": seconds, "spread": kernel["spread"], "calls": kernel["calls"],
+                        "baseline_time_s": base["median"], "speedup": base["median"] / seconds, **work})
     return {"status": "pass", "timings": timings}
+
+
+def _summary(summary):
+    if not isinstance(summary, dict) or not all(isinstance(summary.get(k), (int, float)) and
+                                                math.isfinite(summary[k]) for k in ("median", "spread", "calls")) \
+            or summary["median"] <= 0:
+        raise MalformedResult("a timing summary is malformed")
+    return summary
 
 
 def rates(result, device):

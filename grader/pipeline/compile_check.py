@@ -12,13 +12,13 @@ POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "f
                  "int32": "*i32", "int64": "*i64"}
 
 
-def benchmark_arguments(puzzle, config):
-    """The arguments, in the puzzle's order, of the GPU stage's first timed launch with `config`
+def benchmark_arguments(puzzle, config, sizes):
+    """The arguments, in the puzzle's order, of the GPU stage's timed launch at `sizes` with `config`
     (Benchmark.launch_config) for the blocks: tensors on the meta device, ints for the rest."""
     import torch
 
     benchmark = puzzle.benchmark
-    sizes = dict(benchmark.sizes[0])
+    sizes = dict(sizes)
     tensors = {t.name: torch.empty(t.shape_at(sizes), dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
                for t in puzzle.tensors}
     namespace = {**sizes, **config["kwargs"], **tensors}
@@ -67,14 +67,14 @@ def jit_function(kernel):
     return kernel
 
 
-def compile_kernel(kernel, args, target, options=None):
-    """triton.compile of `kernel` as launched with `args` (in parameter order), for sm_`target`."""
+def compile_kernel(kernel, args, target, options=None, aligned=lambda param: True):
+    """(triton.compile of `kernel` as launched with `args` (in parameter order) for sm_`target`, its constants)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     bound = bind_arguments(kernel, args)
-    types, constexprs, attrs = signature(python_function(kernel), bound)
+    types, constexprs, attrs = signature(python_function(kernel), bound, aligned)
     source = ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs)
     return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
 

@@ -65,13 +65,21 @@ def check_outcome(outcome, request, cases, settings):
     checked = {"compile": [_compile_problem(p, request, settings) for p in compile_problems[:10]], "cases": []}
     if checked["compile"]:
         return checked
-    returned = outcome.get("cases")
+    runs = check_runs(outcome.get("cases"), cases, [payload["orders"] for payload in request["cases"]], settings,
+                      request["modules"])
+    checked["cases"] = [{"runs": case_runs} for case_runs in runs]
+    return checked
+
+
+def check_runs(returned, cases, orders, settings, modules=()):
+    """[[checked run per program order] per case] of a worker's `returned` case results; `modules`: the names an
+    error may point into."""
     _expect(isinstance(returned, list) and len(returned) == len(cases), "not one result per case")
-    for case, payload, result in zip(cases, request["cases"], returned):
+    checked = []
+    for case, case_orders, result in zip(cases, orders, returned):
         _expect(isinstance(result, dict) and isinstance(result.get("runs"), list) and
-                len(result["runs"]) == len(payload["orders"]), "not one run per program order")
-        checked["cases"].append({"runs": [_run(run, order, case, request, settings)
-                                          for run, order in zip(result["runs"], payload["orders"])]})
+                len(result["runs"]) == len(case_orders), "not one run per program order")
+        checked.append([_run(run, order, case, modules, settings) for run, order in zip(result["runs"], case_orders)])
     return checked
 
 
@@ -102,7 +110,7 @@ def _compile_problem(problem, request, settings):
     return {"targets": list(targets), "message": _text(problem.get("message")), "line": line, "module": module}
 
 
-def _run(run, order, case, request, settings):
+def _run(run, order, case, modules, settings):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
     for key in ("parents", "writers", "readers", "race", "loads"):
@@ -131,7 +139,7 @@ def _run(run, order, case, request, settings):
             _int(position, 0, buffer.parent.numel())
             _expect(_decodable(torch.tensor([first, second]), case), "a race names programs that do not exist")
             checked["race"][name] = (position, first, second)
-    checked["error"] = None if run.get("error") is None else _error(run["error"], case, request)
+    checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     return checked
 
 
@@ -149,7 +157,7 @@ def _decodable(codes, case):
     return bool((linear < sizes[launches]).all())
 
 
-def _error(error, case, request):
+def _error(error, case, modules):
     _expect(isinstance(error, dict) and error.get("kind") in ERROR_KINDS, "an error of an unknown kind")
     checked = {"kind": error["kind"], "message": _text(error.get("message"))}
     program = error.get("program")
@@ -166,6 +174,6 @@ def _error(error, case, request):
     else:
         line, module = error.get("line"), error.get("module")
         _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
-        _expect(module is None or module in request["modules"], "an error names an unknown module")
+        _expect(module is None or module in modules, "an error names an unknown module")
         checked.update(line=line, module=module)
     return checked

@@ -1,9 +1,11 @@
-"""The GPU side of `triton-course bench`: verify a compiled kernel on the GPU, then time it against PyTorch.
+"""The GPU stage's timing process: verify compiled kernels on the GPU, then time them against PyTorch.
 
-`python -m grader.gpu.worker REQUEST RESULTS`, started (and restarted after a crash) by sandbox.run_worker like
-the CPU worker, writes one result file per puzzle. The verification runs the puzzle's CPU cases on the GPU
-(their tensors moved with transfer.StorageTransfer, so views keep their strides) and returns the memory
-for the grader to compare; the timing follows timing.py.
+`python -m grader.gpu.timing_worker REQUEST RESULTS`, started (and restarted after a crash) by
+sandbox.run_worker, receives compiled kernels as data (compiled.py), never the submission's code: no Python of
+the submission runs in this process, so nothing can patch the clock, the flush, the recheck or the floor. It
+writes one result file per puzzle. The verification runs the puzzle's CPU cases on the GPU (their tensors
+moved with transfer.StorageTransfer, so views keep their strides) and returns the memory for the grader to
+compare; the timing follows timing.py.
 """
 import os
 import statistics
@@ -14,9 +16,9 @@ from pathlib import Path
 import torch
 
 from ..course import load_course
+from . import compiled
 from .timing import floor_seconds, peaks, time_against_baseline, time_call
 from .transfer import StorageTransfer
-from ..pipeline.worker import import_module, module_name
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 AUTOTUNE_CALLS = 7  # a single timed call is noisy enough to pick the wrong configuration
@@ -56,21 +58,36 @@ def _driver():
         return "unknown"
 
 
-def verify(kernel, case, config):
+class Kernels:
+    """The job's compiled kernels, loaded when first launched."""
+
+    def __init__(self, variants, directory):
+        self.variants, self.directory, self.loaded = variants, directory, {}
+
+    def launcher(self, key, grid):
+        if key not in self.loaded:
+            self.loaded[key] = compiled.load(self.variants[key], self.directory, key)
+        variant, kernel = self.variants[key], self.loaded[key]
+        return lambda *args: kernel[grid](*compiled.launch_args(variant, args))
+
+
+def verify(kernels, case_index, case):
     """Run one CPU case on the GPU; return the parents' memory afterwards (the grader compares it)."""
     parents = {name: tensor["parent"].clone() for name, tensor in case["buffers"].items()}
     by_storage = {case["buffers"][n]["parent"].untyped_storage().data_ptr(): n for n in parents}
     transfer = StorageTransfer(list(parents.values()), "cuda")
     moved = dict(zip(parents, transfer.moved))
     error = None
-    for plan in case["launches"]:
+    for launch_index, plan in enumerate(case["launches"]):
         args = [moved[by_storage[a.untyped_storage().data_ptr()]].as_strided(a.shape, a.stride(), a.storage_offset())
                 if isinstance(a, torch.Tensor) else a for a in plan["args"]]
+        grid = tuple(plan["grid"])
         try:
-            kernel[tuple(plan["grid"])](*args, **{k: v for k, v in config.items() if k != "kwargs"})
+            kernels.launcher(f"verify-{case_index}-{launch_index}", grid)(*args)
             torch.cuda.synchronize()
-        except Exception as exc:  # a compile or launch failure for this configuration
-            error = {"kind": "kernel_error", "message": f"{type(exc).__name__}: {exc}"}
+        except Exception as exc:  # a launch failure (too many resources, an illegal address)
+            error = {"kind": "kernel_error", "message": f"{type(exc).__name__}: {exc}", "program": [0],
+                     "line": None, "module": None}
             break
     transfer.copy_back()
     return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {},
@@ -79,91 +96,83 @@ def verify(kernel, case, config):
             "loads": {n: 0 for n in parents}}
 
 
-def bench_puzzle(job, device, directory):
-    puzzle = load_course(job["course"]).puzzle(job["puzzle"])
+def bench_puzzle(job, course, device, directory):
+    puzzle = course.puzzle(job["puzzle"])
     benchmark = puzzle.benchmark
-    module, _ = import_module(job["module"], directory, module_name(job["id"]))
-    kernel = getattr(module, job["kernel"])
-    configs = job["configs"]
-    first = benchmark.sizes[0]
-    verification_config = {k: v for k, v in benchmark.launch_config(configs[0], first).items() if k != "kwargs"}
-    cases = [{"runs": [verify(kernel, case, verification_config)]} for case in job["cases"]]
+    kernels = Kernels(job["compiled"], directory)
+    cases = [{"runs": [verify(kernels, index, case)]} for index, case in enumerate(job["cases"])]
     dtype = DTYPES[benchmark.dtype]
     flush_buffer = torch.empty(max(device["l2_bytes"] * 8, 2 ** 30), dtype=torch.uint8, device="cuda")
     generator = torch.Generator(device="cuda")
+    names = [t.name for t in puzzle.tensors if t.role == "input" and t.init is None]
 
     def fresh_inputs(sizes):
         generator.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)  # unpredictable to the submission
-        inputs = {}
-        for tensor in puzzle.tensors:
-            if tensor.role == "input" and tensor.init is None:
-                inputs[tensor.name] = torch.randn(tensor.shape_at(sizes), generator=generator, device="cuda",
-                                                  dtype=dtype)
-        return inputs
+        return [torch.randn(t.shape_at(sizes), generator=generator, device="cuda", dtype=dtype)
+                for t in puzzle.tensors if t.role == "input" and t.init is None]
 
-    def launcher(config, sizes):
+    def launcher(key, launch, sizes):
         def run(inputs):
-            tensors = dict(zip(names, inputs))
-            outputs = {t.name: torch.empty(t.shape_at(sizes),
-                                           dtype=DTYPES[t.dtype] if t.dtype else dtype, device="cuda")
-                       for t in puzzle.tensors if t.role == "output"}
-            namespace = {**sizes, **config["kwargs"], **tensors, **outputs}
+            outputs = {t.name: torch.empty(t.shape_at(sizes), dtype=DTYPES[t.dtype] if t.dtype else dtype,
+                                           device="cuda") for t in puzzle.tensors if t.role == "output"}
+            namespace = {**sizes, **launch["kwargs"], **dict(zip(names, inputs)), **outputs}
             args = [expression(namespace) for expression in puzzle.args.values()]
             grid = tuple(int(g(namespace)) for g in puzzle.grid)
-            kernel[grid](*args, **{k: v for k, v in config.items() if k != "kwargs"})
+            kernels.launcher(key, grid)(*args)
             return next(iter(outputs.values()))
         return run
-
-    names = [t.name for t in puzzle.tensors if t.role == "input" and t.init is None]
 
     def baseline(inputs):
         return benchmark.baseline(**dict(zip(names, inputs)))
 
     peak = peaks(device["name"], device)
     timings = []
-    for sizes in benchmark.sizes:
-        config = benchmark.launch_config(_autotune(configs, benchmark, sizes, launcher, fresh_inputs, names,
-                                                   flush_buffer.zero_), sizes)
-        result = time_against_baseline(launcher(config, sizes), baseline,
-                                       lambda: [fresh_inputs(sizes)[n] for n in names], benchmark.dtype,
-                                       flush_buffer.zero_)
+    configs = job["configs"] or [{}]
+    for size_index, sizes in enumerate(benchmark.sizes):
+        launches = [(f"time-{size_index}-{c}", benchmark.launch_config(config, sizes))
+                    for c, config in enumerate(configs)]
+        key, launch = _autotune(launches, lambda k, l: launcher(k, l, sizes), lambda: fresh_inputs(sizes),
+                                flush_buffer.zero_)
+        result = time_against_baseline(launcher(key, launch, sizes), baseline, lambda: fresh_inputs(sizes),
+                                       benchmark.dtype, flush_buffer.zero_)
         namespace = {**sizes, "itemsize": torch.empty(0, dtype=dtype).element_size()}
         work = {k: float(e(namespace)) if e is not None else None
                 for k, e in (("bytes", benchmark.bytes), ("flops", benchmark.flops))}
-        timings.append({"sizes": sizes, "config": config, **work, **result,
+        timings.append({"sizes": dict(sizes), "config": launch, **work, **result,
                         "floor": floor_seconds(work["bytes"], work["flops"], benchmark.dtype, peak)})
     return {"cases": cases, "timings": timings}
 
 
-def _autotune(configs, benchmark, sizes, launcher, fresh_inputs, names, flush):
-    """The fastest of the submission's configurations at these sizes, by the median of a few calls each
-    on a flushed L2 cache, as they are timed after (none of this is part of a reported time)."""
-    if len(configs) == 1:
-        return configs[0]
-    inputs = [fresh_inputs(sizes)[n] for n in names]
+def _autotune(launches, launcher, fresh_inputs, flush):
+    """The fastest of the configurations at these sizes, by the median of a few calls each on a flushed L2
+    cache, as they are timed after (none of this is part of a reported time)."""
+    if len(launches) == 1:
+        return launches[0]
+    inputs = fresh_inputs()
     timed = []
-    for index, config in enumerate(configs):
-        run = launcher(benchmark.launch_config(config, sizes), sizes)
+    for index, (key, launch) in enumerate(launches):
+        run = launcher(key, launch)
         try:
-            run(inputs)  # compiles
+            run(inputs)  # loads the binary
             torch.cuda.synchronize()
         except Exception:
             continue
         times = [time_call(run, inputs, flush)[0] for _ in range(AUTOTUNE_CALLS)]
-        timed.append((statistics.median(times), index, config))
-    return min(timed)[2] if timed else configs[0]
+        timed.append((statistics.median(times), index))
+    return launches[min(timed)[1]] if timed else launches[0]
 
 
 def main(request_path, results):
     warnings.simplefilter("ignore")
     request = torch.load(request_path, weights_only=True)
+    course = load_course(request["course_path"], text=request["course"])
     results = Path(results)
     device_file = results / "device.pt"
     device = torch.load(device_file, weights_only=True) if device_file.exists() else measure_device()
     torch.save(device, device_file)
     for job in request["puzzles"]:
         (results / f"{job['id']}.started").touch()
-        outcome = bench_puzzle(job, device, results)
+        outcome = bench_puzzle(job, course, device, results / "kernels")
         torch.save(outcome, results / f"{job['id']}.partial")
         (results / f"{job['id']}.partial").rename(results / f"{job['id']}.pt")
 
