@@ -108,6 +108,9 @@ def _check(course, args):
 
 def _grade(course, args):
     from .classroom.batch import grade_class
+    from .pipeline.sandbox import conceal
+    if args.hidden_seed is not None:  # other processes of this user must not read it in /proc
+        conceal({str(args.hidden_seed)})
     for puzzle_id in args.puzzle or ():
         try:
             course.puzzle(puzzle_id)

@@ -42,7 +42,7 @@ def test_check_json_shape_and_exit_code_1_on_failure():
     code, out, _ = run("check", str(BUGS / "strided_views" / "assumes_contiguous.py"), "--json", "--seed", "3")
     assert code == 1
     report = json.loads(out)
-    assert set(report) == {"puzzles", "points", "max_points", "sandbox"}
+    assert set(report) == {"puzzles", "points", "max_points", "sandbox", "isolation"}
     assert report["sandbox"] in ("bubblewrap", "resource limits only")
     [puzzle] = report["puzzles"]
     assert {"id", "status", "points", "max_points", "cases", "diagnostics"} <= set(puzzle)

@@ -9,6 +9,7 @@ verification with the reference, applies the physical floor and writes the resul
 """
 import json
 import math
+import os
 import resource
 import tempfile
 from dataclasses import replace
@@ -38,12 +39,11 @@ def gpu_target():
 
 def compile_in_sandbox(course, jobs, target, settings, scratch):
     """{job id: checked compile outcome or an error message} of the compile sandbox's work on `jobs`."""
-    out = Path(scratch) / "compiled"
-    out.mkdir()
-    request = Path(scratch) / "compile.pt"
-    torch.save({"course": course.path.read_text(), "course_path": str(course.path), "target": target,
-                "puzzles": list(jobs.values())}, request)
-    endings = run_worker(request, out, scratch, settings, list(jobs), module="grader.gpu.compile_worker")
+    scratch = Path(scratch) / "compile"
+    scratch.mkdir()
+    out = scratch / "results"
+    endings = run_worker(list(jobs.values()), scratch, settings, module="grader.gpu.compile_worker",
+                         shared={"course": course.path.read_text(), "course_path": str(course.path), "target": target})
     outcomes = {}
     for key, job in jobs.items():
         if key in endings:
@@ -120,17 +120,19 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
                 continue
             timing_jobs[result["id"]] = {"id": result["id"], "puzzle": result["id"], "cases": payloads[result["id"]],
                                          "compiled": outcome["compiled"], "configs": outcome["valid"]}
-        out = Path(scratch) / "timed"
-        out.mkdir()
-        request = Path(scratch) / "timing.pt"
-        torch.save({"course": course.path.read_text(), "course_path": str(course.path),
-                    "puzzles": list(timing_jobs.values())}, request)
+        timed = Path(scratch) / "timing"
+        timed.mkdir()
+        out = timed / "results"
         # CUDA reserves far more address space than it uses: no address-space limit for the GPU process.
         gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
-        endings = run_worker(request, out, scratch, gpu_settings, list(timing_jobs),
-                             module="grader.gpu.timing_worker", gpu=True) if timing_jobs else {}
-        if (out / "device.pt").exists():
-            device = _device(read_result(out / "device.pt", settings))
+        endings = run_worker(list(timing_jobs.values()), timed, gpu_settings, module="grader.gpu.timing_worker",
+                             gpu=True, shared={"course": course.path.read_text(), "course_path": str(course.path)}
+                             ) if timing_jobs else {}
+        if timing_jobs and os.path.lexists(out / "device.pt"):
+            try:
+                device = _device(read_result(out / "device.pt", settings))
+            except MalformedResult:
+                device = None
         for result in results:
             if result["id"] not in timing_jobs:
                 continue

@@ -15,15 +15,11 @@ import torch
 
 from ..course import load_course
 from ..pipeline.compile_check import benchmark_arguments, compile_kernel, describe
-from ..pipeline.interpret import bind_arguments, python_function
+from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function
 from ..pipeline.worker import KernelModules
 from . import compiled
 from .configs import read_configs, validate_configs
 
-# The puzzles' precision contract: float32 is IEEE float32 in both stages. Triton's GPU default for a float32
-# tl.dot is TF32; the CPU interpreter computes it exactly. Both stages use IEEE unless the kernel asks for
-# input_precision="tf32" itself.
-OPTIONS = {"default_dot_input_precision": "ieee"}
 
 
 def compile_puzzle(job, course, target, directory):
@@ -39,7 +35,7 @@ def compile_puzzle(job, course, target, directory):
     result = {"configs": configs, "compiled": {}, "problems": {}}
 
     def build(key, args, config, aligned=lambda param: True):
-        options = {**OPTIONS, **{k: config[k] for k in ("num_warps", "num_stages") if k in config}}
+        options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
         try:
             kernel_binary, constexprs = compile_kernel(kernel, args, target, options, aligned)
             result["compiled"][key] = compiled.from_compile(kernel_binary, params, bind_arguments(kernel, args),
@@ -95,7 +91,9 @@ def ptxas_report(ptx, target, directory):
 
 
 def main(request_path, results):
+    from triton import knobs
     warnings.simplefilter("ignore")
+    knobs.language.fp32_default = FLOAT32_DOT  # as the CPU stage interprets tl.dot (interpret.py)
     request = torch.load(request_path, weights_only=True)
     course = load_course(request["course_path"], text=request["course"])
     results = Path(results)

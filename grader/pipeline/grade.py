@@ -19,7 +19,7 @@ from .load import MAIN, load_live, load_submission
 from .memcheck import program_name
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
-from .sandbox import run_worker, sandbox_kind
+from .sandbox import run_worker, sandbox_description, sandbox_kind
 from ..settings import DEFAULT
 
 ENDING_ADVICE = {
@@ -43,7 +43,7 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hi
     graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings, hidden=hidden,
                            puzzles=puzzles)
     return GradeReport([_result(course.puzzle(pid), item, graded.get(pid)) for pid, item in loaded.items()],
-                       sandbox_kind())
+                       sandbox_kind(), sandbox_description(settings))
 
 
 def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None):
@@ -74,13 +74,9 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     puzzles = puzzles or {pid: course.puzzle(pid) for pid in sources}
     cases = {pid: [make_case(puzzles[pid], i, seed) for i in range(len(puzzles[pid].cases))] for pid in sources}
     with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
-        scratch = Path(scratch)
-        results = scratch / "results"
-        results.mkdir()
-        request = scratch / "request.pt"
+        results = Path(scratch) / "results"
         jobs = {key: job(key, puzzles[key], sources[key], cases[key], settings) for key in sources}
-        torch.save({"puzzles": list(jobs.values())}, request)
-        endings = run_worker(request, results, scratch, settings, list(sources), hidden, progress=progress)
+        endings = run_worker(list(jobs.values()), scratch, settings, hidden, progress=progress)
         graded = {}
         for pid, source in sources.items():
             puzzle = puzzles[pid]

@@ -20,6 +20,7 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
+from triton import knobs
 
 import triton.language as tl
 from triton.language import core  # patched together with tl: helpers such as tl.zeros call core.* builtins
@@ -29,6 +30,10 @@ from triton.runtime.jit import JITFunction, _normalize_ty
 
 from .memcheck import OutOfBounds
 from ..settings import DEFAULT
+
+# The puzzles' precision contract: a float32 tl.dot is IEEE float32 unless the kernel asks for
+# input_precision="tf32" (Triton's GPU default is TF32; its interpreter computes exactly). Both stages set it.
+FLOAT32_DOT = "ieee"
 
 _rewritten = {}  # python function -> its interpreter rewrite (cached, as Triton does)
 
@@ -71,6 +76,8 @@ def interpreting():
     JITFunction.__call__ = _call_helper
     interpreter.InterpretedFunction.__call__ = _call_helper
     builder.options = dataclasses.replace(saved_options, sanitize_overflow=False)
+    saved_precision = knobs.language.fp32_default
+    knobs.language.fp32_default = FLOAT32_DOT
     patched = _gpu_semantics(builder, scope)
     try:
         with warnings.catch_warnings():
@@ -81,6 +88,7 @@ def interpreting():
     finally:
         for name in patched:
             delattr(builder, name)
+        knobs.language.fp32_default = saved_precision
         builder.options = saved_options
         JITFunction.__call__, interpreter.InterpretedFunction.__call__ = saved_calls
         scope.restore()
@@ -97,8 +105,11 @@ def _gpu_semantics(builder, scope):
       mask, which NumPy treats as indices rather than lanes.
     - libdevice (triton.language.extra.libdevice: rsqrt, erf, tanh, ...) is resolved by the compiler; the
       interpreter has no implementation at all. The grader computes each function with NumPy.
+    - tl.dot(..., input_precision="tf32") multiplies float32 operands rounded to TF32 on the GPU; the
+      interpreter ignores the precision. The grader rounds them as the tensor cores do.
     """
-    patched = []
+    patched = ["create_dot"]
+    setattr(builder, "create_dot", _tf32_aware(builder.create_dot))
     for name in dir(builder):
         if name.startswith(("create_icmp", "create_fcmp")) and name not in vars(builder):
             setattr(builder, name, _boolean_result(getattr(builder, name)))
@@ -115,6 +126,24 @@ def _gpu_semantics(builder, scope):
         if not name.startswith("_") and callable(getattr(cuda, name, None)):
             scope.set_attr(dispatch, name, getattr(cuda, name))
     return patched
+
+
+def _tf32_aware(create_dot):
+    from triton._C.libtriton import ir
+
+    def dot(a, b, d, input_precision, max_num_imprecise_acc):
+        if input_precision == ir.INPUT_PRECISION.TF32 and np.asarray(a.data).dtype == np.float32:
+            a = interpreter.TensorHandle(_round_to_tf32(a.data), a.dtype)
+            b = interpreter.TensorHandle(_round_to_tf32(b.data), b.dtype)
+        return create_dot(a, b, d, input_precision, max_num_imprecise_acc)
+    return dot
+
+
+def _round_to_tf32(values):
+    """float32 values rounded to TF32's 10-bit mantissa, to nearest, ties to even."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    return bits.astype(np.uint32).view(np.float32)
 
 
 def _boolean_result(create):

@@ -29,6 +29,8 @@ def to_text(report, title=""):
         lines += ["", f"No kernel found for: {', '.join(p.id for p in missing)} (kernels are looked up by name; "
                       "`triton-course list` gives each puzzle's kernel)."]
     lines += ["", f"Total: {_points(report.points)}/{_points(report.max_points)} points"]
+    if report.isolation:
+        lines.append(f"Kernels ran sandboxed by {report.isolation}.")
     return "\n".join(lines)
 
 

@@ -66,6 +66,7 @@ class PuzzleResult:
 class GradeReport:
     puzzles: list
     sandbox: str = None  # how the kernels were isolated: "bubblewrap" or "resource limits only"
+    isolation: str = None  # the same, in words: what the worker could see and do
 
     @property
     def points(self):
@@ -84,4 +85,4 @@ class GradeReport:
 
     def to_dict(self):
         return {"puzzles": [asdict(p) for p in self.puzzles], "points": self.points, "max_points": self.max_points,
-                "sandbox": self.sandbox}
+                "sandbox": self.sandbox, "isolation": self.isolation}

@@ -1,12 +1,19 @@
 """Run the worker in a child process: bubblewrap when the machine has it, resource limits always.
 
-Under bubblewrap (Debian package `bubblewrap`) the worker sees a read-only file system with its own empty
-/tmp, one writable scratch directory, no network, and its own process namespace (it cannot see or signal
-the grader); the course's solutions and the paths the caller names (a gradebook, the other students'
-submissions) are hidden behind empty directories. Without bubblewrap the report says that only resource
-limits applied. Either way the child has a memory limit, a CPU-time limit, a cap on file sizes, and a
-wall-clock limit per puzzle, and whatever it prints is capped.
+Under bubblewrap (Debian package `bubblewrap`) the worker's file system is built from nothing: the system's
+/usr and /etc, the Python it runs on, the grader's own package and one writable scratch directory, all
+read-only but the scratch; its own /tmp, no network, its own process namespace (it cannot see or signal the
+grader), and, when the grader runs as root, an unprivileged user of its own. The checkout (its .git, the
+solutions, course.yml), home directories, the nbgrader course and the other students' submissions are not
+in it at all. Without bubblewrap the report says that only resource limits applied; the worker then runs in
+its own session and a small containing process ends everything it started when it ends.
+
+Either way the child starts with an environment of a few variables (nothing of the grader's), has a memory
+limit, a CPU-time limit, a cap on file sizes and on processes, and a wall-clock limit per puzzle, and
+whatever it prints is capped. What it leaves in the scratch directory is read back without following links
+or blocking (protocol.py).
 """
+import ctypes
 import os
 import resource
 import shutil
@@ -19,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GRADER_ROOT = Path(__file__).resolve().parent.parent.parent
+PACKAGE = GRADER_ROOT / "grader"
+SYSTEM_DIRECTORIES = ("/usr", "/etc", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+GPU_DIRECTORIES = ("/sys", "/run/nvidia-persistenced")
+UNPRIVILEGED_UIDS = (100_000, 60_000)  # a range of user ids no account uses, one per concurrent sandbox
 
 
 @dataclass
@@ -44,45 +55,156 @@ def sandbox_kind():
 _SANDBOX = None
 
 
-def command(argv, scratch, hidden=(), gpu=False):
+def sandbox_description(settings):
+    """How a worker is isolated here, in words for the report."""
+    if sandbox_kind() == "bubblewrap":
+        user = "an unprivileged user of its own" if _drops_to_own_user() else "the grader's user in its own namespace"
+        return (f"bubblewrap: a file system of the system, Python and the grader's package only (read-only), its own "
+                f"/tmp, no network, its own processes, {user}, at most {settings.process_limit} processes")
+    limit = f"at most {settings.process_limit} processes" if os.geteuid() != 0 else \
+        "no process limit (the grader runs as root)"
+    return (f"resource limits only: its own session, ended with everything it started, a minimal environment, "
+            f"{limit}; it can read what the grader's user can read (install bubblewrap to isolate it)")
+
+
+def _drops_to_own_user():
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+_next_uid = 0
+
+
+def _unprivileged_uid():
+    """A user id for one sandbox: separate sandboxes count their processes apart."""
+    global _next_uid
+    _next_uid += 1
+    base, span = UNPRIVILEGED_UIDS
+    return base + (os.getpid() * 97 + _next_uid) % span
+
+
+def command(argv, scratch, hidden=(), gpu=False, uid=None):
     """The argv that runs `argv` sandboxed, writing only to `scratch` (and using the GPUs if `gpu`)."""
     if sandbox_kind() != "bubblewrap":
-        return argv
-    devices = ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
-    wrapped = ["bwrap", "--ro-bind", "/", "/", *devices, "--proc", "/proc", "--tmpfs", "/tmp"]
-    # The grader and its Python stay visible (read-only) even where they live under /tmp.
-    for path in dict.fromkeys([GRADER_ROOT, Path(sys.prefix), Path(sys.base_prefix),
-                               Path(os.path.realpath(sys.executable)).parent.parent]):
-        wrapped += ["--ro-bind", str(path), str(path)]
-    wrapped += ["--bind", str(scratch), str(scratch), "--unshare-all", "--die-with-parent", "--new-session",
-                "--chdir", str(scratch)]
-    for path in [GRADER_ROOT / "solutions", *hidden]:
+        return [sys.executable, "-I", "-S", str(PACKAGE / "pipeline" / "contain.py"), *argv]
+    wrapped = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if os.geteuid() != 0:
+        wrapped.append("--unshare-user")
+    wrapped += ["--die-with-parent", "--new-session", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
+    wrapped += ["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]
+    for directory in SYSTEM_DIRECTORIES + (GPU_DIRECTORIES if gpu else ()):
+        path = Path(directory)
+        if path.is_symlink():  # /lib -> usr/lib on a merged /usr
+            wrapped += ["--symlink", os.readlink(path), directory]
+        elif path.exists():
+            wrapped += ["--ro-bind", directory, directory]
+    binds = [("--ro-bind", path) for path in _python_paths()] + [("--ro-bind", PACKAGE), ("--bind", Path(scratch))]
+    made = set()
+    for option, path in binds:
+        for parent in reversed(path.parents):  # bubblewrap would make them 0700: the sandbox's user could not pass
+            if parent not in (Path("/"), Path("/tmp")) and parent not in made and \
+                    not any(_contains(Path(d), parent) for d in SYSTEM_DIRECTORIES):
+                wrapped += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        wrapped += [option, str(path), str(path)]
+    for path in hidden:
         path = Path(path).resolve()
-        if path.is_dir() and not _contains(path, GRADER_ROOT / "grader") and not _contains(path, Path(sys.prefix)):
+        if path.is_dir() and any(_contains(root, path) for root in _python_paths()) and not _contains(path, PACKAGE):
             wrapped += ["--tmpfs", str(path)]
+    wrapped += ["--chdir", str(scratch)]
+    if uid is not None:
+        wrapped += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+                    "--bounding-set=-all"]
     return wrapped + argv
 
 
+def _python_paths():
+    """The directories the worker's Python needs: its installation, its environment and its import path; of
+    the checkout only its virtual environment (the grader's package is bound on its own); nothing under the
+    system directories, which are bound whole."""
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+                Path(os.path.realpath(sys.executable)).parent.parent}
+    candidates = prefixes | {Path(p).resolve() for p in sys.path if p and Path(p).is_dir()}
+    kept = []
+    for path in sorted(candidates, key=lambda p: len(p.parts)):
+        if _contains(path, GRADER_ROOT):
+            continue  # the checkout, or a folder that holds it
+        if _contains(GRADER_ROOT, path) and not any(_contains(prefix, path) for prefix in prefixes):
+            continue  # inside the checkout: only its virtual environment
+        if any(_contains(Path(d), path) for d in SYSTEM_DIRECTORIES) or any(_contains(k, path) for k in kept):
+            continue
+        kept.append(path)
+    return kept
+
+
 def _contains(directory, path):
-    return path.resolve() == directory or directory in path.resolve().parents
+    """True when `path` is `directory` or inside it."""
+    directory, path = Path(directory), Path(path)
+    return path == directory or directory in path.parents
 
 
-def environment(scratch):
-    env = {key: value for key, value in os.environ.items() if key not in ("TRITON_INTERPRET", "PYTHONSTARTUP")}
-    env.update(HOME=str(scratch), TRITON_CACHE_DIR=str(Path(scratch) / "triton-cache"), PYTHONDONTWRITEBYTECODE="1",
-               PYTHONPATH=os.pathsep.join([str(GRADER_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                                                 if p]))
+def environment(scratch, gpu=False):
+    """The worker's whole environment: nothing of the grader's but what a GPU needs to be found."""
+    scratch = Path(scratch)
+    env = {"PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+           "HOME": str(scratch), "TMPDIR": str(scratch), "LANG": "C.UTF-8",
+           "TRITON_CACHE_DIR": str(scratch / "triton-cache"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join([str(GRADER_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(
+               os.pathsep) if p and not _contains(GRADER_ROOT, Path(p).resolve())])}
+    if gpu:
+        env.update({k: v for k, v in os.environ.items() if k.startswith(("CUDA_", "NVIDIA_")) or
+                    k in ("LD_LIBRARY_PATH", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH")})
     return env
 
 
-def _limits(memory_bytes, cpu_seconds, file_bytes):
+def _process_limit(settings):
+    """RLIMIT_NPROC counts every process of the user: the limit is what the user runs now, plus the budget."""
+    if os.geteuid() == 0:
+        return settings.process_limit  # applies to the unprivileged user the sandbox switches to
+    uid, running = os.getuid(), 0
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                running += 1
+        except OSError:
+            continue
+    return running + settings.process_limit
+
+
+def _limits(settings):
+    processes = _process_limit(settings)
+
     def apply():
         os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))  # RLIM_INFINITY for CUDA's address space
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+        resource.setrlimit(resource.RLIMIT_AS, (settings.memory_limit_bytes, settings.memory_limit_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (settings.cpu_limit_s, settings.cpu_limit_s + 5))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (settings.file_limit_bytes, settings.file_limit_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     return apply
+
+
+def conceal(values):
+    """Keep `values` (the hidden seed) out of what other processes of this user can read of this one: its
+    command line in /proc is rewritten, and the process is made non-dumpable, which closes its environment and
+    memory in /proc to them."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        with open("/proc/self/stat") as handle:
+            stat = handle.read()
+        fields = stat[stat.rindex(")") + 2:].split()
+        start, end = int(fields[45]), int(fields[46])
+        memory = ctypes.string_at(start, end - start)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return
+    hidden = []
+    for argument in memory.split(b"\0"):
+        text = argument.decode(errors="replace")
+        for value in values:
+            if text == value or text.endswith(f"={value}"):
+                argument = argument[:len(argument) - len(value)] + b"*" * len(value)
+        hidden.append(argument)
+    ctypes.memmove(start, b"\0".join(hidden), end - start)
 
 
 class Child:
@@ -93,10 +215,13 @@ class Child:
         self.memory_limit = settings.memory_limit_bytes
         self.output = bytearray()
         self.truncated = False
+        uid = None
+        if sandbox_kind() == "bubblewrap" and _drops_to_own_user():
+            uid = _unprivileged_uid()
+            _hand_over(scratch, uid)
         self.process = subprocess.Popen(
-            command(argv, scratch, hidden, gpu), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=environment(scratch), cwd=scratch,
-            preexec_fn=_limits(settings.memory_limit_bytes, settings.cpu_limit_s, settings.file_limit_bytes))
+            command(argv, scratch, hidden, gpu, uid), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, env=environment(scratch, gpu), cwd=scratch, preexec_fn=_limits(settings))
         self.reader = threading.Thread(target=self._drain, daemon=True)
         self.reader.start()
 
@@ -112,6 +237,11 @@ class Child:
         return self.process.poll()
 
     def kill(self):
+        try:  # the containing process (or bubblewrap) ends what the worker started, then everything goes
+            os.kill(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=2)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -139,29 +269,46 @@ class Child:
         return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
-def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), module="grader.pipeline.worker", gpu=False,
-               progress=None):
-    """Run the worker until every puzzle has a result file or an Ending; returns {puzzle id: Ending}.
+def _hand_over(scratch, uid):
+    """Make the scratch directory (and what is in it) the sandbox user's, so that it can write its results."""
+    for root, directories, files in os.walk(scratch):
+        for name in [root, *(os.path.join(root, n) for n in directories + files)]:
+            os.lchown(name, uid, uid)
 
-    A puzzle that hangs (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending,
-    and a fresh worker takes up the rest. `progress(puzzle id, cases done)` follows the worker's progress.
+
+def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worker", gpu=False, progress=None,
+               shared=None):
+    """Run the worker on `jobs` (dicts with an "id") until every job has a result file in `scratch`/results or
+    an Ending; returns {job id: Ending}.
+
+    The request is written afresh from the grader's memory for each worker started (nothing the worker leaves
+    in the scratch directory is read as a request). `shared`: request fields every job needs. A job that hangs
+    (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending, and a fresh worker
+    takes up the rest. `progress(job id, cases done)` follows the worker's progress.
     """
+    import torch
+    scratch = Path(scratch)
+    results = scratch / "results"
+    results.mkdir(exist_ok=True)
+    request = scratch / "request.pt"
     endings = {}
     while True:
-        pending = [p for p in puzzle_ids if not (results / f"{p}.pt").exists() and p not in endings]
+        pending = [job for job in jobs if not _exists(results / f"{job['id']}.pt") and job["id"] not in endings]
         if not pending:
             return endings
+        torch.save({**(shared or {}), "puzzles": pending}, request)
+        pending = [job["id"] for job in pending]
         child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
         last_progress = time.monotonic()
         done, steps = set(), {}
         while child.poll() is None:
-            finished = {p for p in pending if (results / f"{p}.pt").exists()}
+            finished = {p for p in pending if _exists(results / f"{p}.pt")}
             counts = {p: _read_count(results / f"{p}.progress") for p in pending}
             if finished != done or counts != steps:
                 done, steps, last_progress = finished, counts, time.monotonic()
                 if progress:
-                    for puzzle_id, count in counts.items():
-                        progress(puzzle_id, count)
+                    for job_id, count in counts.items():
+                        progress(job_id, count)
             if time.monotonic() - last_progress > settings.puzzle_timeout_s:
                 child.kill()
                 stuck = next(p for p in pending if p not in done)
@@ -170,25 +317,21 @@ def run_worker(request, results, scratch, settings, puzzle_ids, hidden=(), modul
                 break
             time.sleep(0.05)
         else:
-            stuck = [p for p in pending if not (results / f"{p}.pt").exists()]
+            stuck = [p for p in pending if not _exists(results / f"{p}.pt")]
             if stuck:
-                started = [p for p in stuck if (results / f"{p}.started").exists()]
+                started = [p for p in stuck if _exists(results / f"{p}.started")]
                 endings[(started or stuck)[0]] = child.ending()
         child.wait_output()
-        # The worker skips puzzles that already have a result; the request lists the rest in order.
-        _drop_finished(request, results, endings)
+
+
+def _exists(path):
+    """True for anything at `path`, a dangling link included (what it is is checked when it is read)."""
+    return os.path.lexists(path)
 
 
 def _read_count(path):
+    from .load.files import UnreadableFile, read_regular_file
     try:
-        return int(path.read_text() or 0)
-    except (OSError, ValueError):
+        return int(read_regular_file(path, 32) or 0)
+    except (UnreadableFile, ValueError):
         return 0
-
-
-def _drop_finished(request, results, endings):
-    import torch
-    data = torch.load(request, weights_only=True)
-    data["puzzles"] = [job for job in data["puzzles"]
-                       if not (results / f"{job['id']}.pt").exists() and job["id"] not in endings]
-    torch.save(data, request)
