@@ -1,0 +1,156 @@
+"""Check correct kernels against PyTorch outside the grader: Triton's own interpreter, no memory checker,
+none of the grader's code.
+
+    python tests/alternatives/against_pytorch.py [FILE ...]   (default: every alternative)
+
+Each file (a .py module or a notebook, whose cells are run in order as Jupyter would, errors and all) is run
+with TRITON_INTERPRET=1 set before triton is imported. Its puzzle is the name of its folder; the kernel is
+launched on every case of that puzzle in course.yml (except split layouts, which take one launch per piece)
+with the launch course.yml describes, and what it writes is compared with course.yml's PyTorch reference at
+the course's tolerances. Prints a line per file and exits 1 when any kernel is wrong.
+"""
+import os
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import traceback  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import torch  # noqa: E402
+import yaml  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+COURSE = yaml.safe_load((HERE.parent.parent / "course.yml").read_text())
+PUZZLES = {p["id"]: p for p in COURSE["puzzles"]}
+BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max,
+            "next_power_of_2": lambda n: 1 << max(0, int(n) - 1).bit_length()}
+DTYPES = {"float32": torch.float32, "float16": torch.float16}
+TOLERANCES = {"float32": (1e-5, 1e-5), "float16": (1e-3, 1e-3)}
+
+
+def alternatives():
+    return sorted(p for p in HERE.glob("*/*") if p.suffix in (".py", ".ipynb") and p.parent.name in PUZZLES)
+
+
+def load_kernel(path, name):
+    """The kernel `name` defined by a .py file or by a notebook run cell by cell."""
+    if path.suffix == ".py":
+        spec = importlib.util.spec_from_file_location(f"alternative_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+    from IPython.core.inputtransformer2 import TransformerManager
+    namespace = {"__name__": "__main__"}
+    notebook = json.loads(path.read_text())
+    directory = Path(tempfile.mkdtemp())
+    for number, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if "grader" in source or "check(" in source:
+            continue  # the notebook's own check cells: this is the check outside the grader
+        code = TransformerManager().transform_cell(source)
+        if "get_ipython()" in code:  # magics: only %%time and %%capture bodies are Python that defines things
+            code = "\n".join(line for line in code.splitlines() if "get_ipython()" not in line)
+            if source.lstrip().startswith(("%%time", "%%capture")):
+                code = source.split("\n", 1)[1]
+        cell_file = directory / f"cell_{number}.py"  # Triton reads kernels' source from a file
+        cell_file.write_text(code)
+        try:
+            exec(compile(code, str(cell_file), "exec"), namespace)
+        except Exception:  # a failing cell, as a notebook run with errors allowed
+            pass
+    return namespace[name]
+
+
+def make_tensor(spec, case, dtype, generator):
+    """The tensor of a case as the kernel sees it, in the case's layout when the tensor is strided."""
+    symbols = {k: v for k, v in case.items() if isinstance(v, int)}
+    shape = [symbols[d] if isinstance(d, str) else d for d in spec["shape"]]
+    dtype = DTYPES[spec.get("dtype", dtype)]
+    layout = case.get("layout", "contiguous") if spec.get("strided") else "contiguous"
+    values = case.get("inputs", {})
+    def fill(tensor):
+        scale = values.get(spec["name"], {}).get("scale", 1.0)
+        offset = values.get(spec["name"], {}).get("offset", 0.0)
+        tensor.copy_((torch.randn(tensor.shape, generator=generator, dtype=torch.float64) * scale + offset).to(dtype))
+        return tensor
+    if layout == "transposed":
+        return fill(torch.empty(shape[:-2] + [shape[-1], shape[-2]], dtype=dtype)).transpose(-1, -2)
+    if layout == "every_other_column":
+        return fill(torch.empty(shape[:-1] + [2 * shape[-1]], dtype=dtype))[..., ::2]
+    if layout == "padded_rows":
+        return fill(torch.empty(shape[:-1] + [shape[-1] + 8], dtype=dtype))[..., :shape[-1]]
+    if layout == "offset":
+        return fill(torch.empty(math.prod(shape) + 5, dtype=dtype))[5:].view(shape)
+    return fill(torch.empty(shape, dtype=dtype))
+
+
+def check_case(kernel, puzzle, case, seed):
+    generator = torch.Generator().manual_seed(seed)
+    dtype = case.get("dtype", "float32")
+    tensors = {}
+    for name, spec in puzzle["tensors"].items():
+        tensors[name] = make_tensor({**spec, "name": name}, case, dtype, generator)
+    symbols = {k: v for k, v in case.items() if isinstance(v, int) and not isinstance(v, bool)}
+    for name, spec in puzzle["tensors"].items():
+        if "init" in spec:
+            tensors[name].copy_(eval(spec["init"], {"torch": torch}, {**symbols, **{
+                n: t.double() for n, t in tensors.items() if "init" not in puzzle["tensors"][n]}}))
+        if spec["role"] == "output":
+            tensors[name].fill_(float("nan"))
+    namespace = {**BUILTINS, **symbols, **tensors}
+    args = [eval(str(expression), {"__builtins__": {}}, namespace) for expression in puzzle["launch"]["args"].values()]
+    grid = tuple(int(eval(str(g), {"__builtins__": {}}, namespace)) for g in puzzle["launch"]["grid"])
+    reference = {}
+    exec(puzzle["reference"], {"torch": torch, "math": math}, reference)
+    inputs = {n: t.double().clone() for n, t in tensors.items()
+              if puzzle["tensors"][n]["role"] in ("input", "inout") and "init" not in puzzle["tensors"][n]}
+    expected = next(iter(reference.values()))(**inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    kernel[grid](*args)
+    written = [n for n, s in puzzle["tensors"].items() if s["role"] in ("output", "inout")]
+    tolerance = puzzle.get("tolerance", {}).get(dtype, {})
+    atol, rtol = tolerance.get("atol", TOLERANCES[dtype][0]), tolerance.get("rtol", TOLERANCES[dtype][1])
+    for name, value in zip(written, expected):
+        torch.testing.assert_close(tensors[name].double(), value.double(), atol=atol, rtol=rtol,
+                                   msg=lambda m: f"case '{case['name']}', {name}: {m}")
+
+
+def check_file(path):
+    from triton.runtime.autotuner import Autotuner
+    puzzle = PUZZLES[path.parent.name]
+    kernel = load_kernel(path, puzzle["kernel"])
+    while isinstance(kernel, Autotuner):  # the case chooses the blocks, as a launch without autotuning does
+        kernel = kernel.fn
+    checked = 0
+    for index, case in enumerate(puzzle["cases"]):
+        if case.get("layout") == "split":
+            continue
+        check_case(kernel, puzzle, case, seed=index)
+        checked += 1
+    return checked
+
+
+def main(paths):
+    failures = 0
+    for path in paths:
+        path = Path(path).resolve()
+        try:
+            checked = check_file(path)
+            print(f"ok    {path.parent.name}/{path.name}: {checked} cases match PyTorch")
+        except Exception as error:
+            failures += 1
+            print(f"WRONG {path.parent.name}/{path.name}: {type(error).__name__}: {error}")
+            traceback.print_exc(limit=2, file=sys.stdout)
+    print(f"{len(paths) - failures} of {len(paths)} kernels match PyTorch in Triton's own interpreter")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or alternatives()))
