@@ -1,4 +1,6 @@
 """Submissions load from .py files, notebooks and directories; each problem gets its own verdict."""
+import os
+
 import pytest
 
 from grader.pipeline.grade import grade_submission
@@ -135,3 +137,112 @@ def test_a_kernel_that_never_ends_costs_only_its_own_puzzle(course, tmp_path):
     assert vector_add.status == "error" and vector_add.diagnostics[0].kind == "timeout"
     assert "no result after 20 s" in vector_add.diagnostics[0].message
     assert outer_add.status == "pass"
+
+
+def test_links_fifos_and_devices_in_a_submission_are_refused_never_followed(tmp_path, grade):
+    other_student = tmp_path / "bob"
+    other_student.mkdir()
+    (other_student / "01_vector_add.py").write_text(SOLUTION)
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    (alice / "vector_add.py").symlink_to(ROOT / "solutions" / "vector_add.py")
+    (alice / "01_vector_add.py").symlink_to(other_student / "01_vector_add.py")
+    os.mkfifo(alice / "outer_add.py")  # reading it would block forever
+    report = grade(alice)
+    vector_add, outer_add = report.puzzle("vector_add"), report.puzzle("outer_add")
+    assert vector_add.status == "error" and vector_add.points == 0
+    assert "is a symbolic link: the grader does not follow links" in vector_add.diagnostics[0].message
+    assert outer_add.status == "error" and "is a FIFO" in outer_add.diagnostics[0].message
+    assert report.points == 0
+
+
+def test_a_linked_submission_is_unusable(tmp_path, grade):
+    link = tmp_path / "vector_add.py"
+    link.symlink_to(ROOT / "solutions" / "vector_add.py")
+    with pytest.raises(SubmissionError, match="is a symbolic link"):
+        grade(link)
+    folder = tmp_path / "folder"
+    folder.symlink_to(ROOT / "solutions")
+    with pytest.raises(SubmissionError, match="is a symbolic link"):
+        grade(folder)
+
+
+def test_a_file_name_that_is_not_text_is_shown_escaped(tmp_path, grade):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    name = os.fsdecode(b"vector_add\xff\nTotal: 10.py")
+    (folder / name).write_text(SOLUTION)
+    result = grade(folder).puzzle("vector_add")
+    assert result.status == "pass"
+    assert "\n" not in result.source and "\\n" in result.source
+
+
+NO_MASK = SOLUTION.replace(", mask=mask)", ")")
+SKELETON = ("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+            "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+            "    # YOUR CODE HERE\n    raise NotImplementedError()\n")
+
+
+def test_a_solved_copy_beats_the_untouched_skeleton(tmp_path, grade):
+    write_notebook(tmp_path / "01_vector_add.ipynb", [SKELETON])
+    write_notebook(tmp_path / "01_vector_add-Copy1.ipynb", [SOLUTION])
+    result = grade(tmp_path).puzzle("vector_add")
+    assert result.status == "pass" and result.source == "01_vector_add-Copy1.ipynb"
+    assert any("01_vector_add.ipynb also defines add_kernel" in note and "untouched skeleton" in note
+               for note in result.notes), result.notes
+
+
+def test_a_final_file_beats_a_draft(tmp_path, grade):
+    (tmp_path / "draft_vector_add.py").write_text(NO_MASK)
+    (tmp_path / "vector_add_final.py").write_text(SOLUTION)
+    result = grade(tmp_path).puzzle("vector_add")
+    assert result.status == "pass" and result.source == "vector_add_final.py"
+    assert any("draft_vector_add.py also defines add_kernel" in note for note in result.notes), result.notes
+
+
+def test_the_puzzles_own_file_beats_a_scratch_file(tmp_path, grade):
+    (tmp_path / "scratch.py").write_text(NO_MASK)
+    write_notebook(tmp_path / "01_vector_add.ipynb", [SOLUTION])
+    result = grade(tmp_path).puzzle("vector_add")
+    assert result.status == "pass" and result.source == "01_vector_add.ipynb"
+
+
+def test_two_different_kernels_with_nothing_to_choose_between_them_are_refused_by_name(tmp_path, grade):
+    (tmp_path / "mine.py").write_text(NO_MASK)
+    (tmp_path / "ours.py").write_text(SOLUTION)
+    result = grade(tmp_path).puzzle("vector_add")
+    assert result.status == "error" and result.points == 0
+    message = result.diagnostics[0].message
+    assert "mine.py and ours.py both define add_kernel, differently" in message and "delete one" in message
+
+
+def test_the_same_kernel_in_two_files_is_graded_once(tmp_path, grade):
+    (tmp_path / "a.py").write_text(SOLUTION)
+    (tmp_path / "b.py").write_text(SOLUTION)
+    result = grade(tmp_path).puzzle("vector_add")
+    assert result.status == "pass" and result.source == "a.py"
+    assert result.notes == ["b.py defines the same add_kernel: not graded separately"]
+
+
+def test_helpers_are_imported_from_sibling_files(tmp_path, grade):
+    (tmp_path / "helpers.py").write_text(
+        "import triton\nimport triton.language as tl\n\nSCALE = tl.constexpr(1.0)\n\n\n"
+        "@triton.jit\ndef add_scaled(a, b):\n    return (a + b) * SCALE\n\n\n"
+        "@triton.jit\ndef offsets_of(pid, BLOCK: tl.constexpr):\n    return pid * BLOCK + tl.arange(0, BLOCK)\n")
+    (tmp_path / "vector_add.py").write_text(
+        "import triton\nimport triton.language as tl\nimport helpers\nfrom helpers import add_scaled as add\n\n\n"
+        "@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+        "    offsets = helpers.offsets_of(tl.program_id(0), BLOCK_SIZE)\n    mask = offsets < n_elements\n"
+        "    x = tl.load(x_ptr + offsets, mask=mask)\n    y = tl.load(y_ptr + offsets, mask=mask)\n"
+        "    tl.store(out_ptr + offsets, add(x, y), mask=mask)\n")
+    result = grade(tmp_path, puzzle="vector_add").puzzle("vector_add")
+    assert result.status == "pass", [d.message for d in result.diagnostics]
+
+
+def test_a_lone_file_imports_nothing_beside_it(tmp_path, grade):
+    """In a class folder, the file beside a student's file is another student's."""
+    (tmp_path / "bob.py").write_text(SOLUTION)
+    (tmp_path / "alice.py").write_text("from bob import add_kernel\n")
+    result = grade(tmp_path / "alice.py", puzzle="vector_add").puzzle("vector_add")
+    assert result.status == "error" and result.points == 0
+    assert "imported by `from bob import add_kernel`" in result.diagnostics[0].message

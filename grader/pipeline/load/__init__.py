@@ -87,7 +87,10 @@ def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     for puzzle_id in puzzle_ids or ():
         _puzzle(course, puzzle_id)
     try:
-        is_dir = path.is_dir() and not path.is_symlink()
+        if path.is_symlink():
+            raise SubmissionError(f"{display_name(path)} is a symbolic link: the grader does not follow links; "
+                                  "submit the file or folder itself")
+        is_dir = path.is_dir()
     except OSError as error:
         raise SubmissionError(f"{display_name(path)}: {error.strerror}") from None
     if is_dir:
@@ -96,7 +99,7 @@ def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
             raise SubmissionError(f"{display_name(path)}: the directory has no .py or .ipynb files to grade")
         siblings = _siblings(files)
     else:
-        if not path.exists() and not path.is_symlink():
+        if not path.exists():
             raise SubmissionError(f"{display_name(path)}: no such file or directory")
         if path.suffix not in SUFFIXES:
             raise SubmissionError(f"{display_name(path)}: expected a .py file, a .ipynb notebook or a directory of "
@@ -246,8 +249,9 @@ def _why_preferred(best, other):
 
 
 def _fingerprint(binding):
+    """The rebuilt modules' text: two files whose kernels rebuild the same are the same kernel."""
     try:
-        return rebuild(closure(binding).bindings, binding.module)
+        return {name: text for name, (text, _) in rebuild(closure(binding).bindings, binding.module).items()}
     except RecursionError:
         return None
 

@@ -59,11 +59,14 @@ class Binding:
 class ModuleDefinitions:
     """The module-level names of one file, read in the order the file runs."""
 
-    def __init__(self, file, siblings=None, reading=()):
+    def __init__(self, file, siblings=None, reading=(), read=None):
         self.file = file
         self.sources = file.sources
         self.siblings = siblings or {}  # import name -> SubmissionFile of the same submission folder
         self.reading = reading + (file.module_name,)
+        self.read = read if read is not None else {}  # import name -> ModuleDefinitions, shared by a submission
+        if file.module_name:
+            self.read[file.module_name] = self
         self.names = {}
         self.jit_definitions = {}  # name -> every jit Binding of it, in order (drafts included)
         for index, source in enumerate(self.sources):
@@ -166,7 +169,7 @@ class ModuleDefinitions:
         if file.problems:
             return Binding("host", name, self, statement, order,
                            reason=f"from {file.name}, which could not be read: {file.problems[0]}")
-        definitions = ModuleDefinitions(file, self.siblings, self.reading)
+        definitions = self.read.get(module_name) or ModuleDefinitions(file, self.siblings, self.reading, self.read)
         return Binding("sibling", name, self, statement, order, obj=definitions)
 
     def _assignment(self, statement, order):

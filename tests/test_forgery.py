@@ -1,0 +1,138 @@
+"""A kernel that does nothing gets 0, wherever a submission hides code that would forge its grade.
+
+The payload below, run in the worker, rewrites what the worker reports so that a do-nothing vector add
+"passes", and leaves a marker file behind. The control test proves it: a module that carries it, handed to
+the worker without the load stage, is graded as a pass. Every other test hides the same payload somewhere a
+submission can put code (the same line as an import, behind a line break Python does not break on, a
+parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
+dead branch of the kernel, an attribute chain, a format string) and the verdict must stay 0 with the marker
+absent, under bubblewrap and with resource limits only.
+"""
+import textwrap
+
+import pytest
+
+import grader.pipeline.sandbox as sandbox
+from grader.pipeline.grade import grade_sources
+from grader.pipeline.load import MAIN, KernelSource
+from grader.settings import Settings
+
+from conftest import grade_files
+
+SETTINGS = Settings(puzzle_timeout_s=30)
+DO_NOTHING = '''
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pass
+'''
+
+
+def payload(marker):
+    """Code that forges a pass for a do-nothing vector add when the worker runs it, whatever builtins it has."""
+    return textwrap.dedent(f'''
+        real = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "catch_warnings"][0]()
+        real = real._module.__builtins__
+        try:
+            real["open"]({str(marker)!r}, "w").write("the payload ran")
+        except real["BaseException"]:
+            pass
+        worker = real["__import__"]("sys").modules["__main__"]  # the worker runs as python -m grader.pipeline.worker
+        honest = worker._run
+        def forged(kernel, case, order, puzzle_params, modules):
+            run = honest(kernel, case, order, puzzle_params, modules)
+            x, y, out = (run["parents"][name] for name in ("x", "y", "out"))
+            out.copy_(x + y)
+            run["writers"]["out"].fill_(0)
+            run["error"] = None
+            return run
+        worker._run = forged
+    ''')
+
+
+def one_line(code):
+    return f"exec({code!r})"
+
+
+HEADER = "import triton\nimport triton.language as tl\n"
+# Python's parser does not break lines at these, str.splitlines() does.
+LINE_BREAKS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def hiding_places(marker):
+    """name -> submission text with the payload hidden in it."""
+    run = one_line(payload(marker))
+    places = {
+        "on the line of an import": f"import triton; {run}\nimport triton.language as tl\n" + DO_NOTHING,
+        "on the line of a constant": HEADER + f"BLOCK = 128; {run}\n" + DO_NOTHING,
+        "in a parameter default": HEADER + DO_NOTHING.replace("BLOCK_SIZE: tl.constexpr", f"BLOCK_SIZE: tl.constexpr = {run} or 128"),
+        "in a parameter annotation": HEADER + DO_NOTHING.replace("BLOCK_SIZE: tl.constexpr", f"BLOCK_SIZE: ({run}, tl.constexpr)[1]"),
+        "in the return annotation": HEADER + DO_NOTHING.replace("tl.constexpr):", f"tl.constexpr) -> {run}:"),
+        "in a decorator argument": HEADER + DO_NOTHING.replace("@triton.jit", f"@triton.jit(debug={run})"),
+        "in a heuristic": HEADER + DO_NOTHING.replace("@triton.jit", "@triton.heuristics({'BLOCK_SIZE': lambda args: "
+                                                                      f"{run} or args['BLOCK_SIZE']}})\n@triton.jit"),
+        "in autotune configurations": HEADER + DO_NOTHING.replace(
+            "@triton.jit", f"@triton.autotune(configs=[{run} or triton.Config({{}})], key=['n_elements'])\n@triton.jit"),
+        "in GPU_CONFIGS": HEADER + DO_NOTHING + f"GPU_CONFIGS = [{run} or triton.Config({{}})]\n",
+        "in a constexpr function": HEADER + f"@triton.constexpr_function\ndef block(n):\n    {run}\n    return n\n"
+                                   + DO_NOTHING.replace("    pass", "    size = block(BLOCK_SIZE)"),
+        "in a dead branch of the kernel": HEADER + DO_NOTHING.replace(
+            "    pass", f"    if BLOCK_SIZE == 12345:\n        {run}"),
+        "through an attribute chain in the kernel": HEADER + DO_NOTHING.replace(
+            "    pass", "    if BLOCK_SIZE == 12345:\n        everything = ().__class__.__base__.__subclasses__()"),
+        "through the interpreter's arrays": HEADER + DO_NOTHING.replace(
+            "    pass", "    if BLOCK_SIZE == 12345:\n        x_ptr.handle.data.tofile('x')"),
+        "through getattr with a built name": HEADER + DO_NOTHING.replace(
+            "    pass", "    if BLOCK_SIZE == 12345:\n        getattr(tl, '__' + 'loader__')"),
+        "through a format string": HEADER + DO_NOTHING.replace(
+            "    pass", "    if BLOCK_SIZE == 12345:\n        tl.static_print('{0.__globals__}'.format(tl.load))"),
+        "in a constant's value": HEADER + f"X = tl.constexpr({run} or 1)\n" + DO_NOTHING.replace("    pass", "    y = X"),
+        "by patching Triton at module level": HEADER + "tl.store = None\n" + f"{run}\n" + DO_NOTHING,
+        "in a class body": HEADER + f"class Sneaky:\n    {run}\n" + DO_NOTHING,
+    }
+    for character in LINE_BREAKS:
+        # The old trap: a line kept by a loader that splits lines differently from Python's parser.
+        places[f"behind a {character!r} line break"] = (
+            HEADER + f'SNEAKY = "a{character}{run}#"\nX = tl.constexpr(1)\n' + DO_NOTHING.replace("    pass", "    y = X"))
+    return places
+
+
+@pytest.fixture(params=["bubblewrap", "resource limits only"])
+def isolation(request, monkeypatch):
+    if request.param == "bubblewrap" and sandbox.sandbox_kind() != "bubblewrap":
+        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
+    monkeypatch.setattr(sandbox, "_SANDBOX", request.param)
+    return request.param
+
+
+def test_the_payload_forges_a_pass_when_it_runs_in_the_worker(course, tmp_path, isolation):
+    """The control: a module carrying the payload, handed straight to the worker, passes the do-nothing kernel."""
+    marker = tmp_path / "marker"
+    module = HEADER + payload(marker) + DO_NOTHING
+    source = KernelSource("add_kernel", {MAIN: module}, {MAIN: []},
+                          ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"))
+    result = grade_sources(course, {"vector_add": source}, settings=SETTINGS)["vector_add"]
+    assert result.status == "pass", [d.message for d in result.diagnostics]
+    if isolation != "bubblewrap":
+        assert marker.exists()
+
+
+def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp_path, isolation):
+    marker = tmp_path / "marker"
+    places = hiding_places(marker)
+    files = {}
+    for index, (name, text) in enumerate(places.items()):
+        path = tmp_path / f"submission_{index}" / "vector_add.py"
+        path.parent.mkdir()
+        path.write_text(text)
+        files[name] = ("vector_add", path)
+    results = grade_files(course, files, SETTINGS)
+    forged = {name: (r.status, r.points) for name, r in results.items() if r.points or r.status == "pass"}
+    assert not forged, forged
+    assert not marker.exists(), "the payload ran somewhere"
+    refused = {name for name, r in results.items() if r.status == "fail" and "compile" in r.kinds}
+    # Code the grader does not run is either refused with a diagnostic or simply never runs.
+    assert refused >= {"in a parameter default", "in a parameter annotation", "in a decorator argument",
+                       "in a heuristic", "in a constexpr function", "in a dead branch of the kernel",
+                       "through an attribute chain in the kernel", "through the interpreter's arrays",
+                       "through getattr with a built name", "through a format string", "in a constant's value"}
+    assert len(places) >= 25
