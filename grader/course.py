@@ -131,6 +131,7 @@ class Puzzle:
     load_budget: dict  # tensor name -> Expression: the most elements a correct kernel loads from it
     groups: dict  # group name -> points; a group's points are earned when all of its cases pass
     benchmark: Benchmark = None  # the GPU stage's timing, if the puzzle has one
+    fits: dict = None  # size -> block: the kernel holds the whole size in one block (softmax's row: BLOCK_N >= N)
 
     @property
     def params(self):
@@ -256,7 +257,7 @@ class _Reader:
         tensors = self.tensors(entry["tensors"], f"{key_path}.tensors")
         sizes = tuple(dict.fromkeys(s for t in tensors for s in t.shape if isinstance(s, str)))
         launch = self.mapping(entry["launch"], f"{key_path}.launch", required=("args", "blocks", "grid"),
-                              optional=("constexprs",))
+                              optional=("constexprs", "fits"))
         blocks = tuple(self.identifier(b, f"{key_path}.launch.blocks[{i}]")
                        for i, b in enumerate(self.typed(launch["blocks"], list, f"{key_path}.launch.blocks",
                                                         "a list of block-size names")))
@@ -275,6 +276,11 @@ class _Reader:
             if param not in args:
                 self.fail(f"{key_path}.launch.constexprs", f"'{param}' is not a kernel parameter in launch.args")
         constexprs = tuple(p for p in args if p in blocks or p in extra)
+        fits = self.typed(launch.get("fits", {}), dict, f"{key_path}.launch.fits", "a mapping of sizes to blocks")
+        for size, block in fits.items():
+            if size not in sizes or block not in blocks:
+                self.fail(f"{key_path}.launch.fits", f"'{size}: {block}' must map a size of the puzzle to one of its "
+                                                     f"blocks ({', '.join(blocks)})")
         grid = self.typed(launch["grid"], list, f"{key_path}.launch.grid", "a list of 1 to 3 expressions")
         if not 1 <= len(grid) <= 3:
             self.fail(f"{key_path}.launch.grid", f"a grid has 1 to 3 dimensions, got {len(grid)}")
@@ -286,6 +292,12 @@ class _Reader:
         groups = self.groups(entry.get("groups"), f"{key_path}.groups", points)
         cases = tuple(self.case(c, f"{key_path}.cases[{i}]", sizes, blocks, tensors, has_strided, groups)
                       for i, c in enumerate(cases))
+        for index, case in enumerate(cases):
+            for size, block in fits.items():
+                held = max(case.split) if case.split else case.symbols[size]  # a split launches piece by piece
+                if case.symbols[block] < held:
+                    self.fail(f"{key_path}.cases[{index}] ({case.name})", f"{block}={case.symbols[block]} does not "
+                                                                         f"hold {size}={held} (launch.fits)")
         for group in groups:
             if not any(c.group == group for c in cases):
                 self.fail(f"{key_path}.groups", f"no case is in group '{group}'")
@@ -299,7 +311,7 @@ class _Reader:
             tensors=tensors,
             reference_source=entry["reference"],
             reference=self.reference(entry["reference"], f"{key_path}.reference", tensors),
-            args=args, blocks=blocks, constexprs=constexprs, grid=grid, cases=cases,
+            args=args, blocks=blocks, constexprs=constexprs, grid=grid, cases=cases, fits=fits,
             tolerances=self.tolerances(entry.get("tolerance", {}), f"{key_path}.tolerance"),
             load_budget=self.load_budget(entry.get("load_budget", {}), f"{key_path}.load_budget", names, tensors),
             groups=groups,
@@ -508,7 +520,8 @@ def with_hidden_cases(puzzle, seed):
     """The puzzle with cases its students never saw added: each public case again with other sizes and inputs.
 
     Sizes that the kernel receives as compile-time constants (a head dimension) and the widths of split
-    layouts stay as they are; every other size is scaled by a random factor from the instructor's seed.
+    layouts stay as they are; every other size is scaled by a random factor from the instructor's seed, and a
+    block that must hold a whole size (`launch.fits`) grows with it.
     """
     import random
     rng = random.Random(f"{puzzle.id}/{seed}")
@@ -521,6 +534,8 @@ def with_hidden_cases(puzzle, seed):
         for symbol in puzzle.size_symbols:
             if symbol not in fixed:
                 symbols[symbol] = max(1, round(symbols[symbol] * rng.uniform(0.6, 1.7)) + rng.choice((0, 1)))
+        for size, block in (puzzle.fits or {}).items():  # a size the kernel holds in one block still fits in one
+            symbols[block] = max(symbols[block], EXPRESSION_BUILTINS["next_power_of_2"](symbols[size]))
         hidden.append(CaseSpec(f"hidden case {len(hidden) + 1}", symbols, spec.dtype, spec.layout, spec.order,
                                spec.split, spec.inputs, spec.group, hidden=True))
     from dataclasses import replace

@@ -27,8 +27,10 @@ def grade(course):
     return run
 
 
-def grade_files(course, files, settings=DEFAULT):
-    """{key: PuzzleResult} for {key: (puzzle id, file)}, all graded by one worker: as each file alone would be."""
+def grade_files(course, files, settings=DEFAULT, hidden_seed=None):
+    """{key: PuzzleResult} for {key: (puzzle id, file)}, all graded by one worker: as each file alone would be
+    (with the instructor's hidden cases of `hidden_seed`, as `grade --hidden-seed` and nbgrader grade it)."""
+    from grader.course import with_hidden_cases
     sources, puzzles, early = {}, {}, {}
     for key, (puzzle_id, path) in files.items():
         try:
@@ -36,13 +38,16 @@ def grade_files(course, files, settings=DEFAULT):
         except SubmissionError as error:  # as `triton-course grade` records it: an error verdict worth 0
             loaded = Loaded("error", diagnostics=[Diagnostic("load_error", str(error))])
         if loaded.status == "found":
-            sources[key], puzzles[key] = loaded.source, course.puzzle(puzzle_id)
+            puzzle = course.puzzle(puzzle_id)
+            sources[key] = loaded.source
+            puzzles[key] = puzzle if hidden_seed is None else with_hidden_cases(puzzle, hidden_seed)
         else:
             early[key] = loaded
     early = {key: PuzzleResult(puzzle_id, "", item.status, 0, course.puzzle(files[key][0]).points,
                                diagnostics=item.diagnostics) for key, item in early.items()
              for puzzle_id in [files[key][0]]}
-    return {**grade_sources(course, sources, settings=settings, puzzles=puzzles), **early}
+    seed = 0 if hidden_seed is None else hidden_seed
+    return {**grade_sources(course, sources, seed, settings=settings, puzzles=puzzles), **early}
 
 
 def catalogued_bugs():

@@ -70,6 +70,10 @@ MALFORMED = [
      "puzzles[0] (vector_add).notebook", "does not exist"),
     ("block that is not a parameter", lambda d: d["puzzles"][0]["launch"].update(blocks=["BLOCK_SIZE", "B2"]),
      "puzzles[0] (vector_add).launch.blocks", "block 'B2' is not a kernel parameter"),
+    ("fits with an unknown block", lambda d: d["puzzles"][4]["launch"].update(fits={"N": "BLOCK_K"}),
+     "puzzles[4] (softmax).launch.fits", "must map a size of the puzzle to one of its blocks"),
+    ("a case whose block does not hold its size", lambda d: d["puzzles"][4]["cases"][0].update(N=5000),
+     "puzzles[4] (softmax).cases[0] (ragged row)", "BLOCK_N=1024 does not hold N=5000"),
 ]
 
 
@@ -125,3 +129,13 @@ def test_hidden_cases_keep_constexpr_sizes_and_change_the_others(course):
     assert [c.symbols["D"] for c in hidden] == [c.symbols["D"] for c in public], "D is the constexpr HEAD_DIM"
     assert [c.symbols["N"] for c in hidden] != [c.symbols["N"] for c in public]
     assert with_hidden_cases(course.puzzle("attention"), seed=11).cases == attention.cases, "reproducible"
+
+
+def test_hidden_cases_keep_a_whole_row_in_one_block(course):
+    """Softmax holds a row in one block (launch.fits: N -> BLOCK_N): a hidden case that grows the row grows the
+    block, or the course's own solution would fail it."""
+    from grader.course import with_hidden_cases
+    for puzzle_id in ("softmax", "softmax_backward"):
+        for seed in range(20):
+            for case in with_hidden_cases(course.puzzle(puzzle_id), seed).cases:
+                assert case.symbols["BLOCK_N"] >= (max(case.split) if case.split else case.symbols["N"]), case

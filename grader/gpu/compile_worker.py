@@ -36,6 +36,7 @@ def compile_puzzle(job, course, target, directory):
 
     def build(key, args, config, aligned=lambda param: True):
         options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
+        bind_arguments(kernel, args, options=options)  # a heuristic's launch options win over the configuration's
         try:
             kernel_binary, constexprs = compile_kernel(kernel, args, target, options, aligned)
             result["compiled"][key] = compiled.from_compile(kernel_binary, params, bind_arguments(kernel, args),

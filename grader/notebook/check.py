@@ -82,7 +82,7 @@ def run(kernel, grid, *args, **kwargs):
             regions[param] = Region(buffer, 0, param)
     programs = [(x, y, z) for x in range(full[0]) for y in range(full[1]) for z in range(full[2])]
     try:
-        with interpreting():
+        with interpreting([fn.__globals__]):
             output = launch(fn, arguments, full, programs, MemoryChecker(regions, 0, full, len(grid)))
     except OutOfBounds as violation:
         print(f"stopped before an out-of-bounds access: {violation.message()}")

@@ -67,33 +67,77 @@ def jit_function(kernel):
     return kernel
 
 
+def _ast_source(kernel, args, aligned=lambda param: True):
+    """(Triton's ASTSource of `kernel` as launched with `args` (in parameter order), its constants)."""
+    from triton.compiler import ASTSource
+
+    types, constexprs, attrs = signature(python_function(kernel), bind_arguments(kernel, args), aligned)
+    return ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs), constexprs
+
+
 def compile_kernel(kernel, args, target, options=None, aligned=lambda param: True):
     """(triton.compile of `kernel` as launched with `args` (in parameter order) for sm_`target`, its constants)."""
     import triton
     from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
 
-    bound = bind_arguments(kernel, args)
-    types, constexprs, attrs = signature(python_function(kernel), bound, aligned)
-    source = ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs)
+    source, constexprs = _ast_source(kernel, args, aligned)
     return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
 
 
-def compile_problems(modules, kernel_name, args, targets):
-    """[{"targets", "message", "line", "module"}] for the targets the kernel (`kernel_name` in the main module
-    of `modules`, a worker.KernelModules) does not compile for, launched with `args`; `line` is a line of the
-    rebuilt module named `module`, or None."""
+def trace_kernel(kernel, args, target):
+    """Only the front of triton.compile: `kernel`, as launched with `args`, traced into Triton IR for sm_`target`.
+    Where a launch with other constants goes wrong for the compiler (a branch that gives a value two shapes, a
+    tl.dot below 16, an arange that is not a power of 2) it shows here, at a small part of a compile's cost."""
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import make_backend
+
+    source, _ = _ast_source(kernel, args)
+    target = GPUTarget("cuda", target, 32)
+    backend = make_backend(target)
+    options = backend.parse_options({})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
+
+
+def specialisation(kernel, args):
+    """What a launch with `args` compiles to: the signature, its constants and the pointers' and ints' marks."""
+    types, constexprs, attrs = signature(python_function(kernel), bind_arguments(kernel, args))
+    return repr((sorted(types.items()), sorted(constexprs.items(), key=str), sorted(attrs.items())))
+
+
+def compile_problems(modules, kernel_name, launches, targets):
+    """[{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
+    (`kernel_name` in the main module of `modules`, a worker.KernelModules): compiled in full as the first of
+    `launches` (the arguments of each case's launches: [(case index, args)]) launches it, and traced as every
+    other launch that specialises differently (other block sizes, dtypes, ints equal to 1). `line` is a line of
+    the rebuilt module named `module`, or None; `case` the index of the case whose launch is rejected."""
     failures = {}
     for target in targets:
         # Fresh modules for each target: after one failed compile, Triton lets the same kernel object
         # compile "successfully" (seen with a torch call inside a kernel on 3.9).
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
+        first_case, first_args = launches[0]
         try:
-            compile_kernel(kernel, args, target)
+            compile_kernel(kernel, first_args, target)
         except Exception as error:
-            failures.setdefault(describe(error, modules), []).append(target)
-    return [{"targets": targets, "message": message, "line": line, "module": module}
-            for (message, module, line), targets in failures.items()]
+            failures.setdefault(describe(error, modules) + (first_case,), []).append(target)
+            continue
+        traced = {specialisation(kernel, first_args)}
+        for case, args in launches[1:]:
+            key = specialisation(kernel, args)
+            if key in traced:
+                continue
+            traced.add(key)
+            try:
+                trace_kernel(kernel, args, target)
+            except Exception as error:
+                failures.setdefault(describe(error, modules) + (case,), []).append(target)
+                break
+    return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
+            for (message, module, line, case), targets in failures.items()]
 
 
 def describe(error, modules):

@@ -66,30 +66,35 @@ def _result(puzzle, loaded, graded):
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None):
-    """{puzzle id: PuzzleResult} for KernelSources, run in one sandboxed worker (restarted if it dies).
+    """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
+    mapping it to its puzzle), run in one sandboxed worker (restarted if it dies).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
-    `progress`: called with (puzzle id, cases done) while the worker runs.
+    `progress`: called with (key, cases done) while the worker runs.
     """
-    puzzles = puzzles or {pid: course.puzzle(pid) for pid in sources}
-    cases = {pid: [make_case(puzzles[pid], i, seed) for i in range(len(puzzles[pid].cases))] for pid in sources}
+    puzzles = puzzles or {key: course.puzzle(key) for key in sources}
+    cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in sources}
+    ids = {key: f"job{index}" for index, key in enumerate(sources)}  # the worker's file names: nothing of the key
+    keys = {job_id: key for key, job_id in ids.items()}
     with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
         results = Path(scratch) / "results"
-        jobs = {key: job(key, puzzles[key], sources[key], cases[key], settings) for key in sources}
-        endings = run_worker(list(jobs.values()), scratch, settings, hidden, progress=progress)
+        jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings) for key in sources}
+        endings = run_worker(list(jobs.values()), scratch, settings, hidden,
+                             progress=progress and (lambda job_id, done: progress(keys[job_id], done)))
         graded = {}
-        for pid, source in sources.items():
-            puzzle = puzzles[pid]
-            if pid in endings:
-                ending = endings[pid]
-                graded[pid] = _error(puzzle, ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")
+        for key, source in sources.items():
+            puzzle = puzzles[key]
+            if ids[key] in endings:
+                ending = endings[ids[key]]
+                graded[key] = _error(puzzle, ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")
                 continue
             try:
-                outcome = check_outcome(read_result(results / f"{pid}.pt", settings), jobs[pid], cases[pid], settings)
+                outcome = check_outcome(read_result(results / f"{ids[key]}.pt", settings), jobs[key], cases[key],
+                                        settings)
             except MalformedResult as error:
-                graded[pid] = _error(puzzle, "crash", f"the worker's result is malformed: {error}. {MALFORMED}")
+                graded[key] = _error(puzzle, "crash", f"the worker's result is malformed: {error}. {MALFORMED}")
                 continue
-            graded[pid] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
+            graded[key] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
     return graded
 
 
@@ -102,7 +107,8 @@ def _error(puzzle, kind, message):
 
 def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
     if outcome["compile"]:
-        diagnostics = [Diagnostic("compile", _compile_message(source, problem)) for problem in outcome["compile"]]
+        diagnostics = [Diagnostic("compile", _compile_message(puzzle, source, problem))
+                       for problem in outcome["compile"]]
         return PuzzleResult(puzzle.id, puzzle.title, "fail", 0, puzzle.points, diagnostics=diagnostics)
     case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings, pictures)
                     for index, runs in enumerate(outcome["cases"])]
@@ -117,14 +123,20 @@ def score(puzzle, case_results):
     return sum(points for group, points in puzzle.groups.items() if group not in failed)
 
 
-def _compile_message(source, problem):
+def _compile_message(puzzle, source, problem):
     targets = " and ".join(f"sm_{t}" for t in problem["targets"])
+    launch = ""
+    if problem["case"]:  # the first case's launch compiled; another case's constants do not
+        spec = puzzle.cases[problem["case"]]
+        launch = " as a hidden case launches it" if spec.hidden else \
+            f" as the case '{spec.name}' launches it ({spec.describe()})"
     where = ": "
     if problem["line"]:
         module = problem["module"] or MAIN
-        where = (f" at {source.describe_line(problem['line'], module)}: "
+        where = (f", at {source.describe_line(problem['line'], module)}: "
                  f"{source.line_text(problem['line'], module)}\n")
-    return f"the GPU compiler ({targets}) rejects the kernel{where}{problem['message']}{hint(problem['message'])}"
+    return (f"the GPU compiler ({targets}) rejects the kernel{launch}{where}{problem['message']}"
+            f"{hint(problem['message'])}")
 
 
 def _case_result(puzzle, index, source, runs, seed, settings, pictures):

@@ -13,6 +13,7 @@ import dataclasses
 import inspect
 import io
 import math
+import operator
 import re
 import sys
 import traceback
@@ -64,11 +65,14 @@ def _language_anchor():
 
 
 @contextmanager
-def interpreting():
-    """Interpret kernels for the duration of the block, then restore Triton exactly as it was."""
+def interpreting(namespaces=()):
+    """Interpret kernels for the duration of the block, then restore Triton exactly as it was. `namespaces`: the
+    kernels' globals, whose own names for triton.language functions (`from triton.language import load`) are
+    pointed at the interpreter's versions too, and restored."""
     builder = interpreter.interpreter_builder
     saved_calls = (JITFunction.__call__, interpreter.InterpretedFunction.__call__)
     saved_options = builder.options
+    originals = _language_functions()
     scope = interpreter._patch_lang(_language_anchor)
     # A scalar in the interpreter is a one-element array; Triton 3.6 converts it with int(), which NumPy 2.5
     # refuses for arrays of one dimension (a `range(0, N, BLOCK)` loop then fails).
@@ -79,6 +83,17 @@ def interpreting():
     saved_precision = knobs.language.fp32_default
     knobs.language.fp32_default = FLOAT32_DOT
     patched = _gpu_semantics(builder, scope)
+    # tl.tensor's reduction methods (x.sum(axis=0), x.max()) are @jit functions stored on the class: called through
+    # an instance they must receive it, as the compiler passes it.
+    JITFunction.__get__ = _bind_to_tensor
+    renamed = []
+    for namespace in namespaces:
+        for name, value in list(namespace.items()):
+            if id(value) in originals:
+                language, attribute = originals[id(value)]
+                if getattr(language, attribute) is not value:
+                    renamed.append((namespace, name, value))
+                    namespace[name] = getattr(language, attribute)
     try:
         with warnings.catch_warnings():
             # Triton's own deprecation notices while interpreting are noise to a student (and cost a test cell
@@ -88,10 +103,29 @@ def interpreting():
     finally:
         for name in patched:
             delattr(builder, name)
+        del JITFunction.__get__
+        for namespace, name, value in renamed:
+            namespace[name] = value
         knobs.language.fp32_default = saved_precision
         builder.options = saved_options
         JITFunction.__call__, interpreter.InterpretedFunction.__call__ = saved_calls
         scope.restore()
+
+
+def _bind_to_tensor(self, instance, owner=None):
+    return self if instance is None else lambda *args, **kwargs: _call_helper(self, instance, *args, **kwargs)
+
+
+def _language_functions():
+    """{id(function): (module, name)} of triton.language's functions, as they are before the interpreter's patches."""
+    modules = [tl, tl.core, tl.math]
+    try:
+        from triton.language.extra import libdevice
+        modules.append(libdevice)
+    except ImportError:
+        pass
+    return {id(value): (module, name) for module in modules for name, value in vars(module).items()
+            if callable(value) and not name.startswith("_") and not isinstance(value, type)}
 
 
 # --- Where Triton's interpreter differs from the GPU, the grader gives the GPU's meaning -------------------------
@@ -107,7 +141,12 @@ def _gpu_semantics(builder, scope):
       interpreter has no implementation at all. The grader computes each function with NumPy.
     - tl.dot(..., input_precision="tf32") multiplies float32 operands rounded to TF32 on the GPU; the
       interpreter ignores the precision. The grader rounds them as the tensor cores do.
+    - A constexpr parameter reaches an interpreted kernel as a plain int, and tl.constexpr lacks the reflected
+      operators `%`, `<<`, `>>`, `&`, `^`: `BLOCK_N >> LOG2_SUB` with a module constant fails there, not on the GPU.
     """
+    for name, operation in REFLECTED.items():
+        if not hasattr(tl.constexpr, name):
+            scope.set_attr(tl.constexpr, name, lambda self, other, _op=operation: tl.constexpr(_op(other, self.value)))
     patched = ["create_dot"]
     setattr(builder, "create_dot", _tf32_aware(builder.create_dot))
     for name in dir(builder):
@@ -126,6 +165,10 @@ def _gpu_semantics(builder, scope):
         if not name.startswith("_") and callable(getattr(cuda, name, None)):
             scope.set_attr(dispatch, name, getattr(cuda, name))
     return patched
+
+
+REFLECTED = {"__rmod__": operator.mod, "__rlshift__": operator.lshift, "__rrshift__": operator.rshift,
+             "__rand__": operator.and_, "__rxor__": operator.xor, "__ror__": operator.or_}
 
 
 def _tf32_aware(create_dot):
@@ -199,10 +242,16 @@ def _extern_elementwise(lib_name, lib_path, symbol, args, ret_type, is_pure):
 
 # --- launching --------------------------------------------------------------------------------------------------
 
-def bind_arguments(kernel, args, kwargs=None):
+# What a launch takes besides the kernel's parameters: a heuristic may compute them too (they change the compiled
+# code on a GPU, nothing in the interpreter).
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")
+
+
+def bind_arguments(kernel, args, kwargs=None, options=None):
     """The kernel's arguments by parameter name, as `kernel[grid](*args, **kwargs)` binds them: `args` by
     position, then the parameters @triton.heuristics computes (outermost decorator first), then the defaults.
-    This is the one place the grader binds a launch's arguments."""
+    Launch options a heuristic computes go into `options` when it is given. This is the one place the grader
+    binds a launch's arguments."""
     fn = python_function(kernel)
     params = list(inspect.signature(fn).parameters.values())
     names = {param.name for param in params}
@@ -213,8 +262,10 @@ def bind_arguments(kernel, args, kwargs=None):
         if isinstance(layer, Heuristics):
             for name, heuristic in layer.values.items():
                 value = heuristic(dict(bound))
-                if name in names:  # the interpreter drops a value the kernel has no parameter for
+                if name in names:
                     bound[name] = value
+                elif name in LAUNCH_OPTIONS and options is not None:
+                    options[name] = value
         layer = layer.fn
     for param in params:
         if param.name not in bound and param.default is not inspect.Parameter.empty:

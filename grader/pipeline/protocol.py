@@ -107,7 +107,11 @@ def _compile_problem(problem, request, settings):
     line, module = problem.get("line"), problem.get("module")
     _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
     _expect(module is None or module in request["modules"], "a compile problem names an unknown module")
-    return {"targets": list(targets), "message": _text(problem.get("message")), "line": line, "module": module}
+    case = problem.get("case")
+    _expect(case is None or isinstance(case, int) and not isinstance(case, bool) and 0 <= case < len(request["cases"]),
+            "a compile problem names an unknown case")
+    return {"targets": list(targets), "message": _text(problem.get("message")), "line": line, "module": module,
+            "case": case}
 
 
 def _run(run, order, case, modules, settings):

@@ -24,7 +24,7 @@ from .compile_check import compile_problems
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
 from .load.module import MAIN
-from .load.rules import HOST_BUILTINS
+from .load.rules import HOST_BUILTINS, HOST_MODULES
 from .memcheck import MemoryChecker, OutOfBounds, Region
 
 
@@ -48,7 +48,7 @@ class KernelModules:
         loaded = {}
 
         def restricted_import(name, globals=None, locals=None, fromlist=(), level=0):
-            if level == 0 and name.split(".")[0] in ("triton", "math"):
+            if level == 0 and name.split(".")[0] in ("triton", "math") + HOST_MODULES:
                 return builtins.__import__(name, globals, locals, fromlist, level)
             if level == 0 and name in self.sources and name != MAIN:
                 if name not in loaded:
@@ -85,13 +85,13 @@ class KernelModules:
 def run_puzzle(job, directory):
     """Compile the job's kernel; if it compiles, run every case. Returns plain data (tensors, numbers, strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
-    first_launch = job["cases"][0]["launches"][0]
-    problems = compile_problems(modules, job["kernel"], first_launch["args"], job["targets"])
+    launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
+    problems = compile_problems(modules, job["kernel"], launches, job["targets"])
     if problems:
         return {"compile": problems, "cases": []}
     kernel = getattr(modules.load(), job["kernel"])
     cases = []
-    with interpreting():
+    with interpreting([vars(module) for module in modules.loaded.values()]):
         for case in job["cases"]:
             cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
                                    for order in case["orders"]]})

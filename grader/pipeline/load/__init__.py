@@ -12,9 +12,9 @@ files, the choice follows rules a student can guess, and the report names the fi
 ignored.
 """
 import ast
-import inspect
+import dis
 import re
-import textwrap
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from .files import (SUFFIXES, SubmissionFile, display_name, list_directory, read
 from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
                      skeleton)
 from .rules import stdlib_or_installed
+from ..interpret import LAUNCH_OPTIONS
 
 __all__ = ["KernelSource", "Loaded", "SubmissionError", "load_submission", "load_live", "SUFFIXES", "MAIN"]
 
@@ -180,13 +181,35 @@ def _module_file(filename):
 
 
 def _same_function(node, fn):
+    """True when the live function `fn` was made from the definition `node`: the same instructions, names and
+    constants, all the way into nested code. Works where Python kept no source (a `%%time` cell compiles its
+    body as '<timed exec>'). Line numbers, and how IPython's compiler spells a method call, do not count."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
+        compiled = compile(ast.Module([node], []), fn.__code__.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError):
         return False
-    found = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
-    return found is not None and ast.dump(found.args) == ast.dump(node.args) and \
-        [ast.dump(s) for s in found.body] == [ast.dump(s) for s in node.body]
+    code = next((c for c in compiled.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name), None)
+    return code is not None and _shape(code) == _shape(fn.__code__)
+
+
+_IGNORED = {"CACHE", "RESUME", "PRECALL", "NOP", "EXTENDED_ARG", "PUSH_NULL", "KW_NAMES"}
+
+
+def _shape(code):
+    """What a code object does, without its line numbers, jump offsets or method-call spelling."""
+    shape = [code.co_argcount, code.co_varnames]
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _IGNORED:
+            continue
+        name = "LOAD_ATTR" if instruction.opname == "LOAD_METHOD" else instruction.opname
+        value = instruction.argval
+        if isinstance(value, types.CodeType):
+            value = _shape(value)
+        elif "JUMP" in name or name in ("FOR_ITER", "SEND") or name.startswith("CALL"):
+            value = None
+        shape.append((name, value if isinstance(value, (str, int, float, bool, type(None), list, tuple)) else
+                      repr(value)))
+    return shape
 
 
 # --- finding a puzzle's kernel ------------------------------------------------------------------------------------
@@ -275,19 +298,23 @@ def _loaded(puzzle, file, binding, notes):
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
     if kernel_closure.problems:
-        shown = [problem.describe(source) for source, problem in kernel_closure.problems[:PROBLEMS_SHOWN]]
-        more = len(kernel_closure.problems) - PROBLEMS_SHOWN
-        if more > 0:
-            shown.append(f"({more} more like these)")
-        return Loaded("fail", path=file.name, notes=notes, diagnostics=[Diagnostic("compile", (
-            f"{puzzle.kernel} is not Triton's kernel language, which is all the GPU compiler and the grader take:\n"
-            + "\n".join(shown)))])
+        language = [(s, p) for s, p in kernel_closure.problems if not p.host]
+        problems = language or kernel_closure.problems
+        shown = [problem.describe(source) for source, problem in problems[:PROBLEMS_SHOWN]]
+        if len(problems) > PROBLEMS_SHOWN:
+            shown.append(f"({len(problems) - PROBLEMS_SHOWN} more like these)")
+        if language:  # what the GPU compiler rejects as well: the kernel fails
+            return Loaded("fail", path=file.name, notes=notes, diagnostics=[Diagnostic("compile", (
+                f"{puzzle.kernel} is not Triton's kernel language (the GPU compiler rejects it too):\n"
+                + "\n".join(shown)))])
+        return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
+            f"{puzzle.kernel} needs host code that the grader does not run for a submission:\n" + "\n".join(shown)))])
     try:
         modules = rebuild(kernel_closure.bindings, binding.module)
     except RecursionError:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
             f"{puzzle.kernel} in {file.name} is nested too deeply for the grader to read"))])
-    unused = [name for name in kernel_closure.heuristics if name not in params]
+    unused = [name for name in kernel_closure.heuristics if name not in params and name not in LAUNCH_OPTIONS]
     if unused:  # Triton drops them too
         notes = notes + [f"@triton.heuristics computes {', '.join(unused)}, which {puzzle.kernel} has no parameter "
                          "for: it has no effect"]

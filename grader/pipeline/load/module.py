@@ -147,11 +147,11 @@ class ModuleDefinitions:
             narrowed = ast.copy_location(ast.ImportFrom(module=module_name, names=[alias], level=0), statement)
             if alias.name == "*":
                 for public in dir(module) if module is not None else ():
-                    value = static_attribute(module, public)
+                    value = static_attribute(module, public, host=True)
                     if value is not None:
                         bindings.append(Binding("known", public, self, narrowed, order, obj=value))
                 continue
-            value = static_attribute(module, alias.name) if module is not None else None
+            value = static_attribute(module, alias.name, host=True) if module is not None else None
             if value is None:
                 bindings.append(Binding("host", name, self, narrowed, order,
                                         reason=f"imported by `from {'.' * statement.level}{module_name} import "
@@ -313,23 +313,40 @@ class Closure:
 
 
 def closure(binding):
-    """Check `binding` (a jit function) and everything it needs; returns a Closure."""
+    """Check `binding` (a jit function) and everything it needs; returns a Closure. What only the GPU stage's
+    configurations need is checked apart: a problem there never fails the kernel on the CPU."""
     result = Closure()
     kernel = binding.resolved()
-    stack = [binding]
+    _walk([binding], kernel, result)
     tuning = kernel.module.get(TUNING_NAME)
     if kernel.jit.get("configs") is not None:
-        if kernel.jit["config_problems"]:
-            result.config_problems = kernel.jit["config_problems"]
-        else:
-            result.configs, result.configs_module = kernel.jit["configs"], kernel.module
-            stack += kernel.jit["configs_depends"]
+        expression, start, problems = kernel.jit["configs"], kernel.jit["configs_depends"], kernel.jit["config_problems"]
     elif tuning is not None and tuning.kind == "tuning":
-        result.configs, result.configs_module = tuning.statement.value, tuning.module
-        stack += tuning.depends
-    elif tuning is not None:
-        result.config_problems = [tuning.reason]
-    seen = set()
+        expression, start, problems = tuning.statement.value, tuning.depends, []
+    else:
+        result.config_problems = [tuning.reason] if tuning is not None else []
+        return result
+    configs = Closure()
+    _walk(start, kernel, configs)
+    problems = problems + [f"{p.code}: {p.message}" for _, p in configs.problems]
+    if problems:
+        result.config_problems = problems
+    else:
+        result.configs, result.configs_module = expression, (kernel.module if expression is not tuning_value(tuning)
+                                                             else tuning.module)
+        known = {id(b) for b in result.bindings}
+        result.bindings += [b for b in configs.bindings if id(b) not in known]
+    return result
+
+
+def tuning_value(tuning):
+    return tuning.statement.value if tuning is not None and tuning.kind == "tuning" else None
+
+
+def _walk(stack, kernel, result):
+    """Add to `result` every binding reachable from `stack`, checking each on the way."""
+    seen = {id(b) for b in result.bindings}
+    stack = list(stack)
     while stack:
         current = stack.pop()
         if id(current) in seen:
@@ -337,7 +354,6 @@ def closure(binding):
         seen.add(id(current))
         result.bindings.append(current)
         stack += _dependencies(current, result, kernel)
-    return result
 
 
 def _dependencies(binding, result, kernel):

@@ -33,6 +33,7 @@ KERNEL_BUILTINS = frozenset({"range", "float", "int", "len", "min", "max", "prin
 HOST_BUILTINS = KERNEL_BUILTINS | {"abs", "bool", "round", "pow", "divmod", "tuple", "dict", "set", "sorted",
                                    "sum", "any", "all", "enumerate", "zip", "reversed", "str", "True", "False",
                                    "None"}
+HOST_MODULES = ("torch", "numpy")  # host code may read their dtypes and numeric limits, kernels nothing of them
 TRITON_TOP_LEVEL = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "constexpr_function",
                     "must_use_result")
 STRING_LIMIT = 10_000
@@ -54,7 +55,8 @@ VALUE_ATTRIBUTES = frozenset(_public_attributes(*_CLASSES) | {
 # What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument.
 HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES | {"stride", "element_size", "ndim", "is_contiguous", "itemsize", "size",
                                             "storage_offset", "bit_length", "is_floating_point", "kwargs",
-                                            "num_warps", "num_stages"}
+                                            "num_warps", "num_stages", "eps", "tiny", "bits", "resolution",
+                                            "smallest_normal"}
 
 _KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.Expr, ast.Pass, ast.Break,
                  ast.Continue, ast.Return, ast.Assert, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
@@ -90,10 +92,13 @@ def _article(what):
 
 @dataclass
 class Problem:
-    """Why a definition is refused: where (a line of its source), the code, and why, in words a student acts on."""
+    """Why a definition is refused: where (a line of its source), the code, and why, in words a student acts on.
+    `host`: it is host code the grader does not run (where the GPU might take it), not a kernel that is not
+    Triton."""
     line: int
     code: str
     message: str
+    host: bool = False
 
     def describe(self, source):
         return f"{source.where(self.line)}: {self.code}\n{self.message}" if self.code else \
@@ -112,8 +117,8 @@ class Sibling:
     definitions: object
 
 
-def allowed_object(value):
-    """True for what a submission may name: triton.language and math (and their contents), numbers, strings,
+def kernel_object(value):
+    """True for what a kernel may name: triton.language and math (and their contents), numbers, strings,
     Triton's dtypes and constants, and triton's decorators and launch helpers."""
     if isinstance(value, types.ModuleType):
         return value.__name__ in ("math", "triton") or value.__name__.startswith("triton.language")
@@ -132,9 +137,25 @@ def allowed_object(value):
     return False
 
 
-def static_attribute(obj, name):
+def host_object(value):
+    """True for what host code the grader runs for a kernel (a constant's value, a heuristic) may name: what a
+    kernel may, and the numeric facts of torch and numpy: their dtypes, finfo and iinfo, numpy's ufuncs."""
+    if kernel_object(value):
+        return True
+    if isinstance(value, types.ModuleType):
+        return value.__name__ in HOST_MODULES
+    torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
+    if torch is not None and (isinstance(value, torch.dtype) or value is torch.finfo or value is torch.iinfo):
+        return True
+    if numpy is not None and (value is numpy.finfo or value is numpy.iinfo or isinstance(value, numpy.ufunc) or
+                              isinstance(value, type) and issubclass(value, numpy.generic)):
+        return True
+    return False
+
+
+def static_attribute(obj, name, host=False):
     """obj.name resolved without running any descriptor (a submodule of triton.language is imported), or
-    None when it does not exist or is not something a submission may use."""
+    None when it does not exist or is not something a kernel (or, with `host`, host code) may use."""
     if name.startswith("_"):
         return None
     try:
@@ -148,18 +169,19 @@ def static_attribute(obj, name):
                 return None
     if isinstance(value, (staticmethod, classmethod)):
         value = value.__func__
-    return value if allowed_object(value) else None
+    return value if (host_object(value) if host else kernel_object(value)) else None
 
 
 def import_known(module_name):
-    """The module `import module_name` gives, when it is one a submission may import; else None."""
-    if module_name.split(".")[0] not in ("triton", "math"):
+    """The module `import module_name` gives, when it is one a submission's code the grader runs may import;
+    else None."""
+    if module_name.split(".")[0] not in ("triton", "math") + HOST_MODULES:
         return None
     try:
         module = importlib.import_module(module_name)
     except ImportError:
         return None
-    return module if allowed_object(module) else None
+    return module if host_object(module) else None
 
 
 class Checker:
@@ -175,8 +197,9 @@ class Checker:
         self.problems = []
         self.used = []  # the module-level Bindings the definition reads: its dependencies
 
-    def refuse(self, node, message):
-        self.problems.append(Problem(getattr(node, "lineno", 0), _text(node), message))
+    def refuse(self, node, message, host=None):
+        self.problems.append(Problem(getattr(node, "lineno", 0), _text(node), message,
+                                     self.host if host is None else host))
 
     # --- definitions -------------------------------------------------------------------------------------------
     def signature(self, node):
@@ -273,11 +296,14 @@ class Checker:
 
     def use(self, node, binding, what):
         """Record that the definition reads `binding`, unless it is something the grader does not run."""
-        if binding.kind == "host":
-            self.refuse(node, f"{what} is {binding.reason}: " + (
-                "the grader does not run that for a submission" if self.host else
-                "a kernel can only use triton.language, math, its own @triton.jit and @triton.constexpr_function "
-                "functions and module constants"))
+        if binding.kind == "known" and not self.host and not kernel_object(binding.obj):
+            self.refuse(node, f"{what} is {getattr(binding.obj, '__name__', 'a host object')}, a host library: a kernel "
+                              "can only use triton.language, math, its own @triton.jit functions and constants",
+                        host=False)
+        elif binding.kind == "host":
+            self.refuse(node, f"{what} is {binding.reason}: the grader does not run that for a submission; write it "
+                              "with numbers, math, triton.language (and, outside kernels, torch's and numpy's dtypes "
+                              "and limits)", host=True)
         elif binding.kind == "function" and not self.host:
             self.refuse(node, f"{what} is a plain Python function: decorate it with @triton.jit (or "
                               "@triton.constexpr_function for a compile-time helper)")
@@ -301,10 +327,12 @@ class Checker:
             else:
                 self.use(node, binding, f"`{_text(node)}`")
         elif isinstance(base, Known) and isinstance(base.obj, types.ModuleType):
-            if static_attribute(base.obj, name) is None:
-                self.refuse(node, f"{base.obj.__name__} has no `{name}` a kernel may use")
+            if static_attribute(base.obj, name, self.host) is None:
+                self.refuse(node, f"{base.obj.__name__} has no `{name}` " + (
+                    "the grader evaluates for a submission" if self.host else "a kernel may use"))
         elif name not in self.value_attributes:
-            self.refuse(node, f"`.{name}` is not part of the API of Triton's tensors and types")
+            self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
+                        f"`.{name}` is not part of the API of Triton's tensors and types")
 
     def visit_Subscript(self, node):
         if not isinstance(node.ctx, ast.Load):
@@ -355,7 +383,7 @@ class Checker:
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             if isinstance(base, Known) and isinstance(base.obj, types.ModuleType):
-                value = static_attribute(base.obj, node.attr)
+                value = static_attribute(base.obj, node.attr, self.host)
                 return Known(value) if value is not None else None
             if isinstance(base, Sibling):
                 binding = base.definitions.get(node.attr)
