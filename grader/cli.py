@@ -101,7 +101,8 @@ def _list(course, as_json):
 def _check(course, args):
     from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .pipeline.report import to_json, to_text
-    report = grade_submission(course, args.path, args.puzzle, args.seed)
+    # One student's puzzles in parallel on this machine's cores (a class grades its students in parallel instead).
+    report = grade_submission(course, args.path, args.puzzle, args.seed, workers=os.cpu_count() or 1)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
 

@@ -1,4 +1,5 @@
 import json
+import os
 import re
 from pathlib import Path
 
@@ -47,7 +48,8 @@ def grade_files(course, files, settings=DEFAULT, hidden_seed=None):
                                diagnostics=item.diagnostics) for key, item in early.items()
              for puzzle_id in [files[key][0]]}
     seed = 0 if hidden_seed is None else hidden_seed
-    return {**grade_sources(course, sources, seed, settings=settings, puzzles=puzzles), **early}
+    return {**grade_sources(course, sources, seed, settings=settings, puzzles=puzzles, workers=os.cpu_count()),
+            **early}
 
 
 def catalogued_bugs():

@@ -5,6 +5,7 @@ results (cases.py), has the worker compile and interpret the kernels in a sandbo
 and compares what comes back (compare.py, diagnose.py). A hostile submission can only spoil its own run.
 """
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from .load import MAIN, load_live, load_submission
 from .memcheck import program_name
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
-from .sandbox import run_worker, sandbox_description, sandbox_kind
+from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
 from ..settings import DEFAULT
 
 ENDING_ADVICE = {
@@ -30,18 +31,19 @@ ENDING_ADVICE = {
 
 
 def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
-                     modules_from=None):
+                     modules_from=None, workers=1):
     """Grade a .py file, a notebook or a directory of them.
 
     `hidden`: paths the worker must not see. `hidden_seed`: add the instructor's hidden cases (and inputs).
     `modules_from`: the student's folder, whose .py files a lone notebook may import (nbgrader's layout).
+    `workers`: sandboxed workers sharing the puzzles (grade_sources).
     """
     loaded = load_submission(path, course, puzzle_ids, settings, modules_from)
     sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
     puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
                for pid in sources}
     graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings, hidden=hidden,
-                           puzzles=puzzles)
+                           puzzles=puzzles, workers=workers)
     return GradeReport([_result(course.puzzle(pid), item, graded.get(pid)) for pid, item in loaded.items()],
                        sandbox_kind(), sandbox_description(settings))
 
@@ -65,35 +67,50 @@ def _result(puzzle, loaded, graded):
     return graded
 
 
-def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None):
+def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
+                  workers=1):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
-    mapping it to its puzzle), run in one sandboxed worker (restarted if it dies).
+    mapping it to its puzzle), run in sandboxed workers (each restarted if it dies).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
-    `progress`: called with (key, cases done) while the worker runs.
+    `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once, each on
+    its share of the sources (one submission's: a class grades its students in parallel instead).
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
     cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in sources}
     ids = {key: f"job{index}" for index, key in enumerate(sources)}  # the worker's file names: nothing of the key
     keys = {job_id: key for key, job_id in ids.items()}
-    with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
-        results = Path(scratch) / "results"
-        jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings) for key in sources}
-        endings = run_worker(list(jobs.values()), scratch, settings, hidden,
-                             progress=progress and (lambda job_id, done: progress(keys[job_id], done)))
-        graded = {}
-        for key, source in sources.items():
-            puzzle = puzzles[key]
-            if ids[key] in endings:
-                ending = endings[ids[key]]
-                graded[key] = _error(puzzle, ending.kind, f"{ending.message}\n{ENDING_ADVICE[ending.kind]}")
-                continue
-            try:
-                outcome = check_outcome(read_result(results / f"{ids[key]}.pt", settings), jobs[key], cases[key],
-                                        settings)
-            except MalformedResult as error:
-                graded[key] = _error(puzzle, "crash", f"the worker's result is malformed: {error}. {MALFORMED}")
-                continue
+    jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings) for key in sources}
+    report = progress and (lambda job_id, done: progress(keys[job_id], done))
+
+    def run_share(share):
+        with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
+            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report)
+            outcomes = {}
+            for key in share:
+                if ids[key] in endings:
+                    outcomes[key] = endings[ids[key]]
+                    continue
+                try:
+                    outcomes[key] = check_outcome(read_result(Path(scratch) / "results" / f"{ids[key]}.pt", settings),
+                                                  jobs[key], cases[key], settings)
+                except MalformedResult as error:
+                    outcomes[key] = error
+            return outcomes
+
+    shares = [share for share in (list(sources)[i::max(1, workers)] for i in range(max(1, workers))) if share]
+    outcomes = {}
+    with ThreadPoolExecutor(max_workers=len(shares) or 1) as pool:
+        for result in pool.map(run_share, shares):
+            outcomes.update(result)
+    graded = {}
+    for key, source in sources.items():
+        puzzle, outcome = puzzles[key], outcomes[key]
+        if isinstance(outcome, Ending):
+            graded[key] = _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
+        elif isinstance(outcome, MalformedResult):
+            graded[key] = _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
+        else:
             graded[key] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
     return graded
 

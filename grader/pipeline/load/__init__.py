@@ -146,8 +146,11 @@ def load_live(kernel, puzzle, settings=DEFAULT):
     siblings = _siblings([read_file(p, settings) for p in list_directory(folder, settings) if p.suffix == ".py"
                           and p != Path(filename)])
     definitions = ModuleDefinitions(file, siblings)
-    binding = definitions.get(fn.__name__)
-    if binding is None or binding.kind != "jit" or not _same_function(binding.resolved().function, fn):
+    # The kernel is bound to its own name, or (kernel = triton.jit(fn)) to another: a name whose function it is.
+    named = [definitions.get(fn.__name__)] + [b for b in definitions.names.values() if b.kind == "jit"]
+    binding = next((b for b in named if b is not None and b.kind == "jit" and b.resolved().function.name == fn.__name__
+                    and _same_function(b.resolved().function, fn)), None)
+    if binding is None:
         return Loaded("error", path=file.name, diagnostics=[Diagnostic("load_error", (
             f"the {fn.__name__} passed to check() is not the last definition of {fn.__name__} that ran in "
             f"{file.name}: run the cell that defines it again, then the check"))])

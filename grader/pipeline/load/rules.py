@@ -71,8 +71,7 @@ NOT_TRITON_ADVICE = {
                 "file.",
     ast.ImportFrom: "Imports are not allowed inside a kernel (the GPU compiler rejects them): import at the top of "
                     "the file.",
-    ast.Raise: "`raise` is not part of Triton's kernel language. If this is still the skeleton, replace "
-               "`raise NotImplementedError()` with your kernel; to check a condition use tl.device_assert or "
+    ast.Raise: "`raise` is not part of Triton's kernel language: to check a condition use tl.device_assert or "
                "tl.static_assert.",
     ast.Try: "`try` is not part of Triton's kernel language (the GPU compiler rejects it).",
     ast.With: "`with` is not part of Triton's kernel language (the GPU compiler rejects it).",
@@ -263,6 +262,9 @@ class Checker:
 
     # --- the walk ----------------------------------------------------------------------------------------------
     def visit(self, node):
+        if isinstance(node, ast.Raise) and not self.host:
+            self.visit_Raise(node)
+            return
         if not isinstance(node, self.allowed_nodes):
             what = type(node).__name__
             if self.host:
@@ -271,6 +273,12 @@ class Checker:
                 self.refuse(node, NOT_TRITON_ADVICE.get(type(node), f"{_article(what)} {_NOT_TRITON}"))
             return
         getattr(self, f"visit_{type(node).__name__}", self.generic_visit)(node)
+
+    def visit_Raise(self, node):
+        if "NotImplementedError" in _text(node):
+            self.refuse(node, "This is still the skeleton: replace `raise NotImplementedError()` with your kernel.")
+        else:
+            self.refuse(node, NOT_TRITON_ADVICE[ast.Raise])
 
     def generic_visit(self, node):
         for child in ast.iter_child_nodes(node):
