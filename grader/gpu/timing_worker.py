@@ -68,6 +68,7 @@ class Kernels:
         if key not in self.loaded:
             self.loaded[key] = compiled.load(self.variants[key], self.directory, key)
         variant, kernel = self.variants[key], self.loaded[key]
+        grid = tuple(grid) + (1,) * (3 - len(grid))  # a compiled kernel's launcher takes all three dimensions
         return lambda *args: kernel[grid](*compiled.launch_args(variant, args))
 
 
