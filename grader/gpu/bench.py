@@ -187,7 +187,7 @@ def _judge(puzzle, source, outcome, device, settings):
             not isinstance(outcome.get("timings"), list) or device is None:
         raise MalformedResult("not a timing outcome")
     cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
-    runs = check_runs(outcome["cases"], cases, ["sequential"], settings)
+    runs = [case[0] for case in check_runs(outcome["cases"], cases, [["sequential"]] * len(cases), settings)]
     failures = []
     for index, run in enumerate(runs):
         failures += run_case(puzzle, index, source, run, 0, settings)[0]
