@@ -14,6 +14,7 @@ from grader.gpu.configs import read_configs, validate_configs
 from grader.gpu.leaderboard import ranking, write_leaderboard
 from grader.gpu.timing import floor_seconds, peaks, summary
 from grader.pipeline.load import load_submission
+from grader.pipeline.sandbox import sandbox_kind
 from grader.pipeline.worker import KernelModules
 
 from conftest import ROOT
@@ -224,3 +225,35 @@ def test_leaderboard_tricks_are_rejected_or_have_no_effect(course, tmp_path, nam
         assert evidence in json.dumps(result)
     if result["status"] == "pass":  # the host-side tricks never ran: honest times, above the floor
         assert all(t["time_s"] > 1e-5 and math.isfinite(t["speedup"]) for t in result["timings"])
+
+
+@needs_gpu
+def test_code_that_runs_at_compile_time_cannot_touch_the_timing(course, tmp_path, monkeypatch):
+    """A module that patches the CUDA events and the physical floor, handed to the GPU stage without the load
+    stage (which would refuse it): it runs in the compile sandbox (its marker proves it), and the times and
+    the floor come from the timing process, which never ran it."""
+    import grader.gpu.bench as bench
+    from grader.pipeline.load import MAIN, KernelSource, Loaded
+
+    marker = tmp_path / "marker"
+    payload = textwrap.dedent(f"""
+        real = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "catch_warnings"][0]()
+        real = real._module.__builtins__
+        torch = real["__import__"]("torch")
+        torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
+        timing = real["__import__"]("grader.gpu.timing", fromlist=["floor_seconds"])
+        timing.floor_seconds = lambda *args, **kwargs: 0.0
+        real["open"]({str(marker)!r}, "w").write("the payload ran")
+    """)
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    kernel = solution[solution.index("@triton.jit"):]
+    source = KernelSource("add_kernel", {MAIN: "import triton\nimport triton.language as tl\n" + payload + kernel},
+                          {MAIN: []}, ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"))
+    monkeypatch.setattr(bench, "load_submission", lambda *args, **kwargs: {"vector_add": Loaded("found", source, "x.py")})
+    (result,) = bench.bench_submission(course, tmp_path, ["vector_add"])["puzzles"]
+    if sandbox_kind() != "bubblewrap":
+        assert marker.exists(), "the payload ran, in the compile sandbox"
+    assert result["status"] == "pass", result
+    timing = result["timings"][0]
+    floor = 3 * 33554432 * 4 / peaks(torch.cuda.get_device_name(0), {"copy_bandwidth": 1e12, "matmul_rate": 1e15})["bandwidth"]
+    assert timing["time_s"] > floor and timing["time_s"] > 1e-5, timing
