@@ -1,6 +1,8 @@
 """Each puzzle notebook runs top to bottom in a real Jupyter kernel: the skeleton fails kindly, the solution passes."""
 import ast
 import html
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
@@ -24,6 +26,20 @@ def without_autotune(source):
                 for line in range(decorator.lineno - 1, decorator.end_lineno):
                     lines[line] = ""
     return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def executed():
+    """Every puzzle notebook run top to bottom, as it is and with its solution pasted in, two kernels at a time
+    per core (each is a Jupyter kernel waiting on its sandboxed worker most of the time)."""
+    runs = {(p["id"], kind): (p, kind) for p in PUZZLES for kind in ("skeleton", "solution")}
+
+    def run(item):
+        puzzle, kind = item
+        solution = without_autotune((ROOT / puzzle["solution"]).read_text()) if kind == "solution" else None
+        return _execute(puzzle, solution)
+    with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
+        return dict(zip(runs, pool.map(run, runs.values())))
 
 
 def _execute(puzzle, solution=None, forward=None):
@@ -51,8 +67,8 @@ def _check_report(notebook):
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
-def test_the_skeleton_runs_and_reports_a_failure(puzzle):
-    notebook = _execute(puzzle)
+def test_the_skeleton_runs_and_reports_a_failure(executed, puzzle):
+    notebook = executed[(puzzle["id"], "skeleton")]
     report, line = _check_report(notebook)
     assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - FAIL")
     assert "Is the kernel body still the skeleton's `pass`?" in report
@@ -60,9 +76,8 @@ def test_the_skeleton_runs_and_reports_a_failure(puzzle):
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
-def test_the_solution_passes_in_the_notebook(puzzle):
-    solution = without_autotune((ROOT / puzzle["solution"]).read_text())
-    report, line = _check_report(_execute(puzzle, solution))
+def test_the_solution_passes_in_the_notebook(executed, puzzle):
+    report, line = _check_report(executed[(puzzle["id"], "solution")])
     assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - PASS, {puzzle['points']}/{puzzle['points']} points")
     assert report.count(">pass<") == len(puzzle["cases"])
 
