@@ -43,6 +43,8 @@ def main(argv=None):
     bench.add_argument("--puzzle", action="append", metavar="ID", help="bench only this puzzle (repeatable)")
     bench.add_argument("--out", required=True, help="the results JSON (what the leaderboard reads)")
     bench.add_argument("--student", help="the name on the leaderboard (default: the file or folder name)")
+    bench.add_argument("--verify-only", action="store_true",
+                       help="verify every puzzle's cases on the GPU and time nothing (puzzles without a benchmark too)")
     inspect = commands.add_parser("inspect", help="show the IR, PTX and resources of a kernel, without a GPU")
     inspect.add_argument("path")
     inspect.add_argument("--puzzle", required=True, metavar="ID")
@@ -146,7 +148,7 @@ def _nbgrader_init(course, args):
 
 def _bench(course, args):
     from .gpu.bench import bench_submission, write_results
-    results = bench_submission(course, args.path, args.puzzle, student=args.student)
+    results = bench_submission(course, args.path, args.puzzle, student=args.student, timed=not args.verify_only)
     write_results(results, args.out)
     for puzzle in results["puzzles"]:
         line = f"{puzzle['id']:18} {puzzle['status']:12}"

@@ -187,3 +187,21 @@ def test_the_hidden_seed_is_not_in_the_graders_command_line(tmp_path):
     finally:
         grader.kill()
         grader.wait()
+
+
+@needs_bubblewrap
+def test_the_folders_python_was_started_from_are_not_there(tmp_path, monkeypatch):
+    """sys.path holds the folder of the script that started the grader (or the working directory): where an
+    instructor keeps the course. The worker's file system has only the installation's own folders."""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("c.GradeWithTritonCourse.hidden_seed = 1234")
+    monkeypatch.syspath_prepend(str(course))
+    monkeypatch.syspath_prepend("/tmp")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    child = run(scratch, f"import os\nprint(os.path.exists({str(course / 'nbgrader_config.py')!r}))\n"
+                         "print(sorted(os.listdir('/tmp')))")
+    exists, listing = child.wait_output().strip().splitlines()
+    assert exists == "False"
+    assert eval(listing) == [tmp_path.parts[2]], "the worker's /tmp holds its scratch directory only"

@@ -12,6 +12,7 @@ import math
 import os
 import resource
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,22 +38,32 @@ def gpu_target():
     return major * 10 + minor
 
 
-def compile_in_sandbox(course, jobs, target, settings, scratch):
-    """{job id: checked compile outcome or an error message} of the compile sandbox's work on `jobs`."""
-    scratch = Path(scratch) / "compile"
-    scratch.mkdir()
-    out = scratch / "results"
-    endings = run_worker(list(jobs.values()), scratch, settings, module="grader.gpu.compile_worker",
-                         shared={"course": course.path.read_text(), "course_path": str(course.path), "target": target})
+def compile_in_sandbox(course, jobs, target, settings, scratch, workers=1):
+    """{job key: checked compile outcome or an error message} of the compile sandbox's work on `jobs`
+    ({key: compile_job}), `workers` sandboxes at once, each on its share."""
+    def run_share(index, share):
+        directory = Path(scratch) / f"compile{index}"
+        directory.mkdir()
+        endings = run_worker([jobs[key] for key in share], directory, settings, module="grader.gpu.compile_worker",
+                             shared={"course": course.path.read_text(), "course_path": str(course.path),
+                                     "target": target})
+        outcomes = {}
+        for key in share:
+            job_id = jobs[key]["id"]
+            if job_id in endings:
+                outcomes[key] = f"{endings[job_id].kind}: {endings[job_id].message}"
+                continue
+            try:
+                outcomes[key] = _check_compiled(read_result(directory / "results" / f"{job_id}.pt", settings), jobs[key])
+            except (MalformedResult, compiled.BadCompiled) as error:
+                outcomes[key] = f"the compile sandbox's result is malformed: {error}"
+        return outcomes
+
+    shares = [share for share in (list(jobs)[i::max(1, workers)] for i in range(max(1, workers))) if share]
     outcomes = {}
-    for key, job in jobs.items():
-        if key in endings:
-            outcomes[key] = f"{endings[key].kind}: {endings[key].message}"
-            continue
-        try:
-            outcomes[key] = _check_compiled(read_result(out / f"{key}.pt", settings), job)
-        except (MalformedResult, compiled.BadCompiled) as error:
-            outcomes[key] = f"the compile sandbox's result is malformed: {error}"
+    with ThreadPoolExecutor(max_workers=len(shares) or 1) as pool:
+        for result in pool.map(run_share, range(len(shares)), shares):
+            outcomes.update(result)
     return outcomes
 
 
@@ -75,57 +86,69 @@ def _problem(problem):
             "module": module if isinstance(module, str) else None}
 
 
-def compile_job(puzzle, source, verification=(), inspect=False):
-    return {"id": puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
+def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_id=None):
+    return {"id": job_id or puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
             "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
             "verification": [[launch["args"] for launch in case["launches"]] for case in verification],
-            "inspect": inspect}
+            "inspect": inspect, "timed": timed and puzzle.benchmark is not None}
 
 
-def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=None):
+def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=None, timed=True):
+    """The GPU stage's results for a submission: every benchmarked puzzle verified and timed, or with
+    `timed=False` every puzzle verified on the GPU only."""
     if not torch.cuda.is_available():
         raise NoGPU("no CUDA GPU here: `triton-course bench` compiles and times kernels on a GPU. On this machine, "
                     "`triton-course check` grades them in the interpreter and `triton-course inspect` shows what "
                     "the compiler makes of them.")
     loaded = load_submission(path, course, puzzle_ids, settings)
-    results, jobs, payloads = [], {}, {}
+    results, entries = [], {}
     for puzzle_id, item in loaded.items():
         puzzle = course.puzzle(puzzle_id)
         entry = {"id": puzzle_id, "title": puzzle.title}
-        if puzzle.benchmark is None:
+        if timed and puzzle.benchmark is None:
             results.append({**entry, "status": "no_benchmark", "reason": "this puzzle has no GPU benchmark"})
         elif item.status != "found":
-            results.append({**entry, "status": item.status if item.status != "found" else "error",
-                            "reason": item.diagnostics[0].message})
-        elif item.source.config_problems:
+            results.append({**entry, "status": item.status, "reason": item.diagnostics[0].message})
+        elif timed and item.source.config_problems:
             results.append({**entry, "status": "error", "reason": "invalid tuning configuration: "
                             + "; ".join(item.source.config_problems)})
         else:
-            payloads[puzzle_id] = [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
-            jobs[puzzle_id] = compile_job(puzzle, item.source, payloads[puzzle_id])
+            entries[puzzle_id] = (puzzle, item.source)
             results.append({**entry, "status": "pending"})
-    device = None
-    with tempfile.TemporaryDirectory(prefix="triton-course-bench-") as scratch:
+    verdicts, device = run_on_gpu(course, entries, settings, timed)
+    for result in results:
+        if result["status"] == "pending":
+            result.update(verdicts[result["id"]])
+    return {"student": student or Path(path).stem, "device": device, "puzzles": results}
+
+
+def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
+    """({key: {"status", "reason" or "timings"}}, the device) for {key: (puzzle, KernelSource)} run on this
+    machine's GPU: compiled in the sandbox (`workers` at once), verified on every case of the puzzle, and timed
+    at its benchmark's sizes when `timed` and it has a benchmark."""
+    ids = {key: f"job{index}" for index, key in enumerate(entries)}
+    payloads = {key: [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
+                for key, (puzzle, _) in entries.items()}
+    jobs = {key: compile_job(puzzle, source, payloads[key], timed=timed, job_id=ids[key])
+            for key, (puzzle, source) in entries.items()}
+    verdicts, device = {}, None
+    with tempfile.TemporaryDirectory(prefix="triton-course-gpu-") as scratch:
         compiled_jobs = compile_in_sandbox(course, jobs, gpu_target(), replace(settings, puzzle_timeout_s=900),
-                                           scratch) if jobs else {}
+                                           scratch, workers) if jobs else {}
         timing_jobs = {}
-        for result in results:
-            if result["status"] != "pending":
-                continue
-            puzzle, source = course.puzzle(result["id"]), loaded[result["id"]].source
-            outcome = compiled_jobs[result["id"]]
-            verdict = _compile_verdict(puzzle, source, outcome, payloads[result["id"]])
+        for key, (puzzle, source) in entries.items():
+            verdict = _compile_verdict(puzzle, source, compiled_jobs[key], payloads[key], jobs[key]["timed"])
             if verdict:
-                result.update(verdict)
+                verdicts[key] = verdict
                 continue
-            timing_jobs[result["id"]] = {"id": result["id"], "puzzle": result["id"], "cases": payloads[result["id"]],
-                                         "compiled": outcome["compiled"], "configs": outcome["valid"]}
-        timed = Path(scratch) / "timing"
-        timed.mkdir()
-        out = timed / "results"
+            timing_jobs[key] = {"id": ids[key], "puzzle": puzzle.id, "cases": payloads[key], "timed": jobs[key]["timed"],
+                                "compiled": compiled_jobs[key]["compiled"], "configs": compiled_jobs[key]["valid"]}
+        timing = Path(scratch) / "timing"
+        timing.mkdir()
+        out = timing / "results"
         # CUDA reserves far more address space than it uses: no address-space limit for the GPU process.
         gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
-        endings = run_worker(list(timing_jobs.values()), timed, gpu_settings, module="grader.gpu.timing_worker",
+        endings = run_worker(list(timing_jobs.values()), timing, gpu_settings, module="grader.gpu.timing_worker",
                              gpu=True, shared={"course": course.path.read_text(), "course_path": str(course.path)}
                              ) if timing_jobs else {}
         if timing_jobs and os.path.lexists(out / "device.pt"):
@@ -133,23 +156,21 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
                 device = _device(read_result(out / "device.pt", settings))
             except MalformedResult:
                 device = None
-        for result in results:
-            if result["id"] not in timing_jobs:
-                continue
-            puzzle = course.puzzle(result["id"])
-            if result["id"] in endings:
-                ending = endings[result["id"]]
-                result.update(status="error", reason=f"{ending.kind}: {ending.message}")
+        for key, job in timing_jobs.items():
+            puzzle, source = entries[key]
+            if job["id"] in endings:
+                ending = endings[job["id"]]
+                verdicts[key] = {"status": "error", "reason": f"{ending.kind}: {ending.message}"}
                 continue
             try:
-                outcome = read_result(out / f"{result['id']}.pt", settings)
-                result.update(_judge(puzzle, loaded[result["id"]].source, outcome, device, settings))
+                outcome = read_result(out / f"{job['id']}.pt", settings)
+                verdicts[key] = _judge(puzzle, source, outcome, device, settings, job["timed"])
             except MalformedResult as error:
-                result.update(status="error", reason=f"the timing process's result is malformed: {error}")
-    return {"student": student or Path(path).stem, "device": device, "puzzles": results}
+                verdicts[key] = {"status": "error", "reason": f"the timing process's result is malformed: {error}"}
+    return verdicts, device
 
 
-def _compile_verdict(puzzle, source, outcome, payload):
+def _compile_verdict(puzzle, source, outcome, payload, timed):
     """None when every launch to come has its binary (the checked configurations go into `outcome["valid"]`),
     else the puzzle's result."""
     if isinstance(outcome, str):
@@ -159,7 +180,8 @@ def _compile_verdict(puzzle, source, outcome, payload):
         return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}
     outcome["valid"] = valid
     needed = [f"verify-{c}-{l}" for c, case in enumerate(payload) for l in range(len(case["launches"]))]
-    needed += [f"time-{s}-{c}" for s in range(len(puzzle.benchmark.sizes)) for c in range(max(1, len(valid)))]
+    if timed:
+        needed += [f"time-{s}-{c}" for s in range(len(puzzle.benchmark.sizes)) for c in range(max(1, len(valid)))]
     missing = [key for key in needed if key not in outcome["compiled"]]
     if not missing:
         return None
@@ -180,11 +202,11 @@ def _device(device):
     return {k: v for k, v in device.items() if isinstance(v, (str, int, float))}
 
 
-def _judge(puzzle, source, outcome, device, settings):
+def _judge(puzzle, source, outcome, device, settings, timed=True):
     """The verdict of one puzzle on the GPU: its verification compared with the reference, and its timings
     checked, each against the physical floor computed here from the course and the device."""
     if not isinstance(outcome, dict) or not isinstance(outcome.get("cases"), list) or \
-            not isinstance(outcome.get("timings"), list) or device is None:
+            not isinstance(outcome.get("timings"), list) or timed and device is None:
         raise MalformedResult("not a timing outcome")
     cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
     runs = [case[0] for case in check_runs(outcome["cases"], cases, [["sequential"]] * len(cases), settings)]
@@ -193,6 +215,8 @@ def _judge(puzzle, source, outcome, device, settings):
         failures += run_case(puzzle, index, source, run, 0, settings)[0]
     if failures:
         return {"status": "fail", "reason": f"wrong on the GPU in case '{failures[0].case}': {failures[0].message}"}
+    if not timed:
+        return {"status": "pass"}
     benchmark = puzzle.benchmark
     if len(outcome["timings"]) != len(benchmark.sizes):
         raise MalformedResult("not one timing per benchmark size")

@@ -54,10 +54,13 @@ def compile_puzzle(job, course, target, directory):
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
-    first = puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
+    first = {} if puzzle.benchmark is None else \
+        puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
     for case_index, case in enumerate(job["verification"]):
         for launch_index, args in enumerate(case):
             build(f"verify-{case_index}-{launch_index}", args, first, _alignment(kernel, args))
+    if not job["timed"]:
+        return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):
         for config_index, config in enumerate(valid or [{}]):
             launch = puzzle.benchmark.launch_config(config, dict(sizes))

@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -118,16 +119,19 @@ def command(argv, scratch, hidden=(), gpu=False, uid=None):
 
 
 def _python_paths():
-    """The directories the worker's Python needs: its installation, its environment and its import path; of
-    the checkout only its virtual environment (the grader's package is bound on its own); nothing under the
-    system directories, which are bound whole."""
-    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+    """The directories the worker's Python needs: its installation, its environment, its site-packages and the
+    PYTHONPATH it was given; of the checkout only its virtual environment (the grader's package is bound on its
+    own). Never the folder a script was started from or the working directory, which sys.path may also hold:
+    that is where an instructor keeps the course. Nothing under the system directories, which are bound whole."""
+    import site
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.exec_prefix).resolve(),
                 Path(os.path.realpath(sys.executable)).parent.parent}
-    candidates = prefixes | {Path(p).resolve() for p in sys.path if p and Path(p).is_dir()}
+    candidates = set(prefixes) | {Path(p).resolve() for p in site.getsitepackages() + [site.getusersitepackages()]}
+    candidates |= {Path(p).resolve() for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     kept = []
-    for path in sorted(candidates, key=lambda p: len(p.parts)):
-        if _contains(path, GRADER_ROOT):
-            continue  # the checkout, or a folder that holds it
+    for path in sorted((p for p in candidates if p.is_dir()), key=lambda p: len(p.parts)):
+        if _contains(path, GRADER_ROOT) or path == Path(tempfile.gettempdir()).resolve():
+            continue  # the checkout, a folder that holds it, or the shared temporary folder
         if _contains(GRADER_ROOT, path) and not any(_contains(prefix, path) for prefix in prefixes):
             continue  # inside the checkout: only its virtual environment
         if any(_contains(Path(d), path) for d in SYSTEM_DIRECTORIES) or any(_contains(k, path) for k in kept):
