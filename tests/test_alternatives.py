@@ -159,3 +159,27 @@ def test_every_alternative_passes_the_public_and_the_hidden_cases(course, verdic
         d.message for d in result.diagnostics]
     assert result.status == "pass" and result.points == result.max_points, [
         (c.name, [d.message for d in c.diagnostics]) for c in result.cases if c.status != "pass"]
+
+
+@pytest.mark.slow
+def test_the_notebooks_pass_their_own_check_cell_in_jupyter():
+    """The alternative notebooks run top to bottom in a real Jupyter kernel, failing cells and all, and the
+    check() in their last cell says PASS: the same verdict as the command line and nbgrader (tested above and
+    in test_nbgrader.py)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nbclient import NotebookClient
+
+    def run(path):
+        notebook = nbformat.read(path, as_version=4)
+        NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(ROOT)}}).execute()
+        [check] = [cell for cell in notebook.cells if cell.cell_type == "code" and "check(" in cell.source]
+        return "".join(output.get("text", "") for output in check.outputs if output.output_type == "stream")
+
+    notebooks = [p for p in ALTERNATIVES if p.suffix == ".ipynb"]
+    with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
+        printed = dict(zip(notebooks, pool.map(run, notebooks)))
+    for path, text in printed.items():
+        puzzle = puzzle_of(path)
+        assert text.startswith(f"{puzzle}: ") and " - PASS, " in text.splitlines()[0], (path.name, text[-2000:])

@@ -25,6 +25,18 @@ def kernel_of(path):
 
 
 SOLUTIONS = {pid: kernel_of(ROOT / "solutions" / f"{pid}.py") for pid in NOTEBOOKS}
+ALTERNATIVES = ROOT / "tests" / "alternatives"
+
+
+def worked_cells(notebook):
+    """A student's cells from one of the alternative notebooks (drafts, magics, failing experiments, the final
+    kernel), without its check cell: what the student typed into the released notebook."""
+    cells = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+             for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+    return [c for c in cells if "check(" not in c and "from grader" not in c]
+
+
+
 HOSTILE_CELL = ("import os, shutil, signal\nshutil.rmtree('..', ignore_errors=True)\nos.remove('gradebook.db')\n"
                 "os.kill(os.getppid(), signal.SIGKILL)\nos._exit(1)")
 # student: (kernel per puzzle or None for the released skeleton, extra cell, expected points per puzzle)
@@ -38,6 +50,15 @@ CLASS = {
               {"vector_add": 0, "strided_views": 0}),
     "skeleton": ({}, None, {"vector_add": 0, "strided_views": 0}),
     "hostile": (SOLUTIONS, HOSTILE_CELL, {"vector_add": 10, "strided_views": 15}),
+    # Kernels written other ways: the tutorial's vector add pasted in; a student's drafts, magics (%%time) and
+    # failing cells typed into the notebook around the kernel that counts.
+    "tutorial": ({"vector_add": (ALTERNATIVES / "vector_add" / "tutorial_01_vector_add.py").read_text(),
+                  "strided_views": (ALTERNATIVES / "strided_views" / "renamed_strides_where.py").read_text()}, None,
+                 {"vector_add": 10, "strided_views": 15}),
+    "drafts_and_magics": ({"vector_add": worked_cells(ALTERNATIVES / "vector_add" / "student_notebook_with_drafts.ipynb"),
+                           "strided_views": worked_cells(ALTERNATIVES / "strided_views" /
+                                                         "student_notebook_strided.ipynb")}, None,
+                          {"vector_add": 10, "strided_views": 15}),
 }
 
 
@@ -61,9 +82,11 @@ def graded_class(course, tmp_path_factory):
         target.mkdir(parents=True)
         for puzzle_id, name in NOTEBOOKS.items():
             notebook = nbformat.read(course_dir / "release" / "ps1" / name, as_version=4)
-            for cell in notebook.cells:
+            for index, cell in enumerate(list(notebook.cells)):
                 if cell.metadata.get("nbgrader", {}).get("grade_id") == f"kernel_{puzzle_id}" and puzzle_id in kernels:
-                    cell.source = kernels[puzzle_id]
+                    worked = kernels[puzzle_id] if isinstance(kernels[puzzle_id], list) else [kernels[puzzle_id]]
+                    cell.source = worked[-1]  # the last cell the student ran defines the kernel graded
+                    notebook.cells[index:index] = [nbformat.v4.new_code_cell(c) for c in worked[:-1]]
             if extra:
                 notebook.cells.insert(1, nbformat.v4.new_code_cell(extra))
             nbformat.write(notebook, target / name)

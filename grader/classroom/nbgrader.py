@@ -126,8 +126,9 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
             submission = Path(scratch) / "submission.ipynb"
             nbformat.write(nb, submission)
             # The worker must not see the course directory (gradebook, other students) nor the submissions.
+            # The student's .py files beside the notebook are what its imports find (`from helpers import ...`).
             report = grade_submission(course, submission, puzzle_ids, hidden=[root, Path.cwd()],
-                                      hidden_seed=self.hidden_seed)
+                                      hidden_seed=self.hidden_seed, modules_from=root)
         results = {p.id: p for p in report.puzzles}
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
