@@ -69,22 +69,34 @@ def main():
     cpu = grade_sources(course, {k: s for k, (_, s) in entries.items()}, puzzles={k: p for k, (p, _) in entries.items()},
                         workers=workers)
     cpu_seconds = time.monotonic() - started
-    started = time.monotonic()
-    gpu, _ = run_on_gpu(course, entries, timed=False, workers=workers)
-    gpu_seconds = time.monotonic() - started
-    rows = []
+    device = torch.cuda.get_device_name(0)
+    gpu, gpu_seconds = {}, 0.0
+    # One puzzle at a time, the report rewritten after each: a run cut short still reports what it verified.
+    for puzzle in course.puzzles:
+        batch = {key: entry for key, entry in entries.items() if entry[0].id == puzzle.id}
+        if not batch:
+            continue
+        started = time.monotonic()
+        verified, _ = run_on_gpu(course, batch, timed=False, workers=workers)
+        gpu_seconds += time.monotonic() - started
+        gpu.update(verified)
+        write_report(Path(args.out), rows(found, loaded_status, cpu, gpu), device, cpu_seconds, gpu_seconds)
+
+
+def rows(found, loaded_status, cpu, gpu):
+    """One row a file with both verdicts; files of puzzles not verified on the GPU yet are left out."""
+    table = []
     for label, puzzle_id, path in found:
         key = f"{label}:{path.relative_to(ROOT)}"
         if key in loaded_status:
             status, kinds = loaded_status[key]
-            rows.append({"file": key, "puzzle": puzzle_id, "cpu": status, "cpu_kinds": kinds, "gpu": status,
-                         "gpu_reason": "not loaded"})
-            continue
-        result = cpu[key]
-        rows.append({"file": key, "puzzle": puzzle_id, "cpu": result.status, "cpu_kinds": sorted(result.kinds),
-                     "gpu": gpu[key]["status"], "gpu_reason": gpu[key].get("reason", "")[:400]})
-    device = torch.cuda.get_device_name(0)
-    write_report(Path(args.out), rows, device, cpu_seconds, gpu_seconds)
+            table.append({"file": key, "puzzle": puzzle_id, "cpu": status, "cpu_kinds": kinds, "gpu": status,
+                          "gpu_reason": "not loaded"})
+        elif key in gpu:
+            result = cpu[key]
+            table.append({"file": key, "puzzle": puzzle_id, "cpu": result.status, "cpu_kinds": sorted(result.kinds),
+                          "gpu": gpu[key]["status"], "gpu_reason": gpu[key].get("reason", "")[:400]})
+    return table
 
 
 def agreement(row):
@@ -125,7 +137,7 @@ def write_report(out, rows, device, cpu_seconds, gpu_seconds):
             lines.append(f"| {row['file']} | {row['cpu']} ({', '.join(row['cpu_kinds'])}) | {row['gpu']} | "
                          f"{why.replace('|', '/')} |")
     out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

@@ -38,8 +38,21 @@ def test_autotune_configs_are_read_apart_from_the_kernel(course, tmp_path):
     source, configs = configs_of(ROOT / "solutions" / "matmul.py", course, "matmul", tmp_path)
     assert configs[0] == {"kwargs": {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, "num_warps": 8, "num_stages": 3}
     assert "autotune" not in source.module, "the CPU worker's module has no @triton.autotune"
-    valid, problems = validate_configs(course.puzzle("matmul"), configs)
+    valid, problems = validate_configs(course.puzzle("matmul"), configs, source.params)
     assert valid == configs and problems == []
+
+
+@pytest.mark.parametrize("path", ["matmul/tutorial03_grouped_ordering.py", "matmul/autotune_comprehension_tl_range.py"])
+def test_configs_name_the_kernels_parameters_as_the_student_does(course, tmp_path, path):
+    """Triton's tutorial tunes BLOCK_SIZE_M, another kernel BM: each is the course's BLOCK_M by position, and the
+    configurations come back in the course's names, as every launch binds them."""
+    source, configs = configs_of(ROOT / "tests" / "alternatives" / path, course, "matmul", tmp_path)
+    valid, problems = validate_configs(course.puzzle("matmul"), configs, source.params)
+    assert problems == [] and len(valid) == len(configs) > 1
+    assert all(set(config["kwargs"]) == {"BLOCK_M", "BLOCK_N", "BLOCK_K"} for config in valid)
+    own = source.params[-3:]
+    assert [[c["kwargs"][k] for k in own] for c in configs] == \
+        [[c["kwargs"][k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K")] for c in valid]
 
 
 def test_gpu_configs_declared_beside_the_kernel_leave_it_untouched(course, tmp_path):
@@ -99,7 +112,8 @@ def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
 
 
 @pytest.mark.parametrize("config,message", [
-    ({"kwargs": {"BLOCK": 128}}, "the configurable parameters are BLOCK_SIZE"),
+    ({"kwargs": {"BLOCK": 128}}, "'BLOCK' is not a parameter of the kernel; the configurable parameters are BLOCK_SIZE"),
+    ({"kwargs": {"n_elements": 128}}, "n_elements is not one of the puzzle's block sizes"),
     ({"kwargs": {"BLOCK_SIZE": 100}}, "powers of 2"),
     ({"kwargs": {"BLOCK_SIZE": 128}, "num_warps": 3}, "num_warps is one of"),
     ({"kwargs": {"BLOCK_SIZE": 128}, "num_stages": 20}, "num_stages is between 1 and 8"),
@@ -107,8 +121,18 @@ def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
     ({"kwargs": {"BLOCK_SIZE": 128}, "pre_hook": "x"}, "unknown fields"),
 ])
 def test_invalid_configurations_are_refused(course, config, message):
-    valid, problems = validate_configs(course.puzzle("vector_add"), [config])
+    puzzle = course.puzzle("vector_add")
+    valid, problems = validate_configs(puzzle, [config], tuple(puzzle.args))
     assert valid == [] and message in problems[0]
+
+
+def test_refusals_name_parameters_both_ways(course):
+    puzzle = course.puzzle("vector_add")
+    params = ("x_ptr", "y_ptr", "output_ptr", "n", "BLOCK")
+    valid, problems = validate_configs(puzzle, [{"kwargs": {"n": 128}}, {"kwargs": {"BLOCK": 64}}], params)
+    assert "n (the course's n_elements) is not one of the puzzle's block sizes" in problems[0]
+    assert "the configurable parameters are BLOCK (the course's BLOCK_SIZE)" in problems[0]
+    assert valid == [{"kwargs": {"BLOCK_SIZE": 64}}]
 
 
 def test_the_physical_floor():

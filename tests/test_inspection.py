@@ -38,6 +38,15 @@ def test_a_benchmarked_kernel_is_compiled_as_the_gpu_stage_launches_it(course):
     assert "cp.async.cg.shared.global" in ptx and ", 0x10," in ptx
 
 
+def test_a_tuning_configuration_in_the_students_own_names(course):
+    """Triton's tutorial tunes BLOCK_SIZE_M/N/K: by position, the course's BLOCK_M/N/K."""
+    report = inspect_kernel(course, ROOT / "tests" / "alternatives" / "matmul" / "tutorial03_grouped_ordering.py",
+                            "matmul", 90)
+    header = report.splitlines()[:2]
+    assert "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64" in header[0]
+    assert "num_warps=8, num_stages=3 (the first of its tuning configurations)" in header[1]
+
+
 def test_sm_80_has_no_hopper_instructions(course):
     report = inspect_kernel(course, ROOT / "solutions" / "matmul.py", "matmul", 80)
     ptx = report.split("== PTX ==")[1]

@@ -175,7 +175,7 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
     else the puzzle's result."""
     if isinstance(outcome, str):
         return {"status": "error", "reason": outcome}
-    valid, problems = validate_configs(puzzle, outcome["configs"])
+    valid, problems = validate_configs(puzzle, outcome["configs"], source.params)
     if problems:
         return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}
     outcome["valid"] = valid

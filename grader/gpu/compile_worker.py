@@ -31,7 +31,7 @@ def compile_puzzle(job, course, target, directory):
     if job["configs"] is not None:
         configs = read_configs(job["configs"], modules.loaded[job["configs_module"]].__dict__,
                                [job["kernel"], puzzle.kernel])
-    valid, _ = validate_configs(puzzle, configs)
+    valid, _ = validate_configs(puzzle, configs, params)
     result = {"configs": configs, "compiled": {}, "problems": {}}
 
     def build(key, args, config, aligned=lambda param: True):

@@ -33,9 +33,14 @@ def read_configs(expression, namespace, kernel_names):
     return configs
 
 
-def validate_configs(puzzle, configs):
-    """The configurations checked against the puzzle (grader side): (valid, problems); [] when none declared."""
+def validate_configs(puzzle, configs, params):
+    """The configurations checked against the puzzle (grader side): (valid, problems); [] when none declared.
+    A configuration names the kernel's parameters as the submission does (`params`, in order); the valid ones
+    come back in the course's names, matched by position, as every launch binds them."""
     problems, valid = [], []
+    course_name = dict(zip(params, puzzle.args))
+    student_name = {course: own for own, course in course_name.items()}
+    configurable = ", ".join(_named(student_name.get(block, block), block) for block in puzzle.blocks)
     for config in configs or []:
         if not isinstance(config, dict):
             problems.append("a configuration is not a mapping")
@@ -43,8 +48,11 @@ def validate_configs(puzzle, configs):
             problems.append(str(config["error"])[:300])
         elif set(config) - {"kwargs", "num_warps", "num_stages"} or not isinstance(config.get("kwargs"), dict):
             problems.append("a configuration has unknown fields")
-        elif set(config["kwargs"]) - set(puzzle.blocks):
-            problems.append(f"{_shown(config)}: the configurable parameters are {', '.join(puzzle.blocks)}")
+        elif any(course_name.get(name) not in puzzle.blocks for name in config["kwargs"]):
+            name = next(name for name in config["kwargs"] if course_name.get(name) not in puzzle.blocks)
+            what = f"{name!r} is not a parameter of the kernel" if name not in course_name else \
+                f"{_named(name, course_name[name])} is not one of the puzzle's block sizes"
+            problems.append(f"{_shown(config)}: {what}; the configurable parameters are {configurable}")
         elif any(type(v) is not int or v < 1 or v & (v - 1) or v > 2 ** 16 for v in config["kwargs"].values()):
             problems.append(f"{_shown(config)}: block sizes are powers of 2 up to 65536")
         elif config.get("num_warps", 4) not in NUM_WARPS:
@@ -52,8 +60,13 @@ def validate_configs(puzzle, configs):
         elif type(config.get("num_stages", 3)) is not int or not 1 <= config.get("num_stages", 3) <= 8:
             problems.append(f"{_shown(config)}: num_stages is between 1 and 8")
         else:
-            valid.append(config)
+            valid.append({**config, "kwargs": {course_name[name]: v for name, v in config["kwargs"].items()}})
     return valid, problems
+
+
+def _named(own, course):
+    """'BM (the course's BLOCK_M)', or 'BLOCK_M' when the submission names it as the course does."""
+    return own if own == course else f"{own} (the course's {course})"
 
 
 def _shown(config):

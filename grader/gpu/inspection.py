@@ -37,7 +37,7 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
                                      scratch)[puzzle.id]
     if isinstance(outcome, str):
         raise SubmissionError(f"{puzzle.kernel} could not be compiled: {outcome}")
-    valid, problems = validate_configs(puzzle, outcome["configs"])
+    valid, problems = validate_configs(puzzle, outcome["configs"], source.params)
     if problems and puzzle.benchmark is not None:
         raise SubmissionError(f"invalid tuning configuration for {puzzle.id}: " + "; ".join(problems))
     if "inspect" not in outcome["compiled"]:
