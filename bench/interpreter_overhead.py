@@ -25,14 +25,14 @@ REPEATS = 9
 
 
 def _solutions(course, directory):
-    """The reference kernels, imported as the worker imports them."""
+    """{puzzle id: (kernel, its KernelModules)}: the reference kernels, loaded and executed as the worker does."""
     from grader.pipeline.load import load_submission
-    from grader.pipeline.worker import import_module
+    from grader.pipeline.worker import KernelModules
     kernels = {}
     for puzzle in course.puzzles:
         source = load_submission(puzzle.solution, course, [puzzle.id])[puzzle.id].source
-        module, _ = import_module(source.module, directory, f"solution_{puzzle.id}")
-        kernels[puzzle.id] = getattr(module, puzzle.kernel)
+        modules = KernelModules(source.modules, directory, f"solution_{puzzle.id}")
+        kernels[puzzle.id] = (getattr(modules.load(), source.kernel), modules)
     return kernels
 
 
@@ -49,18 +49,21 @@ def stock_times():
                 case = make_case(puzzle, index)
                 start = time.perf_counter()
                 for launch in case.launches:
-                    kernels[puzzle.id][launch.grid](*launch.args)
+                    kernels[puzzle.id][0][launch.grid](*launch.args)
                 return time.perf_counter() - start
             times[f"{puzzle.id}/{spec.name}"] = statistics.median(run() for _ in range(REPEATS))
     print(json.dumps(times))
 
 
 def grader_times():
-    from grader.pipeline.cases import make_case
-    from grader.pipeline.compare import compare
+    """Seconds per case of the worker's own run of it (fresh copies of the tensors, every launch, the memory
+    checker), and of the same with the checker's bookkeeping switched off."""
     from grader.course import load_course
-    from grader.pipeline.interpret import interpreting, launch, python_function
-    from grader.pipeline.memcheck import MemoryChecker, Region
+    from grader.pipeline import worker
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.interpret import interpreting
+    from grader.pipeline.memcheck import MemoryChecker
+    from grader.pipeline.protocol import case_payload
 
     class Unchecked(MemoryChecker):
         def tag(self, param, handle):
@@ -73,24 +76,19 @@ def grader_times():
     kernels = _solutions(course, tempfile.mkdtemp())
     rows = {}
     for puzzle in course.puzzles:
-        fn = python_function(kernels[puzzle.id])
+        kernel, modules = kernels[puzzle.id]
         for index, spec in enumerate(puzzle.cases):
+            payload = case_payload(puzzle, make_case(puzzle, index))
+
             def interpretation(checker_class):
-                case = make_case(puzzle, index)
+                worker.MemoryChecker = checker_class
                 start = time.perf_counter()
-                for launch_index, planned in enumerate(case.launches):
-                    regions = {}
-                    for param, value in zip(puzzle.params, planned.args):
-                        name = next((n for n, v in planned.views.items() if v is value), None)
-                        if name:
-                            buffer = case.buffers[name]
-                            regions[param] = Region(buffer, launch_index if len(buffer.views) > 1 else 0, param)
-                    launch(fn, planned.args, planned.grid, case.program_order(planned),
-                           checker_class(regions, launch_index, planned.grid, planned.dims))
+                run = worker._run(kernel, payload, payload["orders"][0], list(puzzle.params), modules)
                 elapsed = time.perf_counter() - start
-                assert checker_class is Unchecked or not compare(case), f"{puzzle.id}/{spec.name} failed"
+                worker.MemoryChecker = MemoryChecker
+                assert run["error"] is None, f"{puzzle.id}/{spec.name}: {run['error']}"
                 return elapsed
-            with interpreting():
+            with interpreting([vars(module) for module in modules.loaded.values()]):
                 checked = statistics.median(interpretation(MemoryChecker) for _ in range(REPEATS))
                 unchecked = statistics.median(interpretation(Unchecked) for _ in range(REPEATS))
             rows[f"{puzzle.id}/{spec.name}"] = {"grader": checked, "no-check": unchecked}

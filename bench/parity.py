@@ -48,6 +48,7 @@ def files():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the markdown report; a .json beside it holds every verdict")
+    parser.add_argument("--puzzles", nargs="+", metavar="ID", help="only these puzzles (default: every puzzle)")
     args = parser.parse_args()
     import torch
 
@@ -56,6 +57,11 @@ def main():
     from grader.pipeline.load import load_submission
 
     course, found = files()
+    if args.puzzles:
+        unknown = sorted(set(args.puzzles) - {puzzle.id for puzzle in course.puzzles})
+        if unknown:
+            parser.error(f"no puzzle {', '.join(unknown)} in course.yml")
+        found = [entry for entry in found if entry[1] in args.puzzles]
     entries, loaded_status = {}, {}
     for label, puzzle_id, path in found:
         key = f"{label}:{path.relative_to(ROOT)}"

@@ -267,7 +267,10 @@ def test_code_that_runs_at_compile_time_cannot_touch_the_timing(course, tmp_path
         torch.cuda.Event.elapsed_time = lambda self, end: 1e-6
         timing = real["__import__"]("grader.gpu.timing", fromlist=["floor_seconds"])
         timing.floor_seconds = lambda *args, **kwargs: 0.0
-        real["open"]({str(marker)!r}, "w").write("the payload ran")
+        try:
+            real["open"]({str(marker)!r}, "w").write("the payload ran")
+        except real["OSError"]:
+            pass  # bubblewrap: the test's folder is not in the sandbox
     """)
     solution = (ROOT / "solutions" / "vector_add.py").read_text()
     kernel = solution[solution.index("@triton.jit"):]
