@@ -30,7 +30,8 @@ def main(argv=None):
     grade.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
     grade.add_argument("--assignment", help="inside each student's folder, grade this subfolder (nbgrader layout)")
     grade.add_argument("--hidden-seed", type=int, help="add the hidden cases and inputs of this seed")
-    grade.add_argument("--jobs", type=int, help="students graded at once (default: one per core)")
+    grade.add_argument("--jobs", type=int, help="students graded at once (default: one per core, and at most one "
+                                                "per 8 GiB of memory, each grading process's limit)")
     nbgrader = commands.add_parser("nbgrader", help="nbgrader integration")
     nbgrader_commands = nbgrader.add_subparsers(dest="nbgrader_command", required=True)
     init = nbgrader_commands.add_parser("init", help="write an nbgrader course directory")

@@ -28,9 +28,12 @@ class Settings:
     cpu_limit_s: int = _setting(1800, "CPU-time limit of one worker process.")
     file_limit_bytes: int = _setting(256 * 2 ** 20, "Largest file the worker may write.")
     output_cap_bytes: int = _setting(2 ** 20, "Output of the worker kept (what a kernel prints), the rest dropped.")
-    source_file_bytes: int = _setting(2 ** 20, "Largest .py file of a submission read.")
+    source_file_bytes: int = _setting(256 * 2 ** 10, "Largest .py file of a submission read (parsing takes about "
+                                                       "400 times its size in memory).")
     notebook_file_bytes: int = _setting(64 * 2 ** 20, "Largest notebook read (outputs and images included).")
-    code_chars: int = _setting(2 ** 20, "Most characters of code parsed from one file or notebook.")
+    code_chars: int = _setting(256 * 2 ** 10, "Most characters of code parsed from one file or notebook.")
+    syntax_depth: int = _setting(200, "Deepest nesting of Python syntax read (a chain `a.b.c` or a sum `1 + 2 + 3` "
+                                      "nests one level a term), as deep as Python nests parentheses.")
     submission_files: int = _setting(200, "Most .py and .ipynb files read from one submission folder.")
     result_file_bytes: int = _setting(256 * 2 ** 20, "Largest result file read back from a worker.")
     process_limit: int = _setting(64, "Processes the worker and what it starts may run at once (the compiler's "

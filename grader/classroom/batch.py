@@ -4,24 +4,46 @@ import json
 import os
 import sys
 import time
+import hashlib
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from ..pipeline.grade import grade_submission
 from ..pipeline.load import SUFFIXES, SubmissionError
 from ..pipeline.report import to_text
+from ..pipeline.results import printable
+from ..settings import DEFAULT
 
 
 def students(directory, assignment=None):
-    """(student id, submission path) for each file or folder in `directory`, sorted."""
-    found = []
-    for entry in sorted(Path(directory).iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            found.append((entry.name, entry / assignment if assignment else entry))
-        elif entry.suffix in SUFFIXES:
-            found.append((entry.stem, entry))
+    """(student id, submission path) for every entry of `directory` but hidden ones, sorted by name.
+
+    A folder or a .py or .ipynb file is a student's submission; any other entry (a link, a FIFO, a device,
+    another kind of file) is one too, which the loader refuses with its reason: no entry is left out silently.
+    An id is the entry's name, printable, without the suffix of a file unless another entry has the same id.
+    """
+    entries = []
+    with os.scandir(directory) as scan:
+        for entry in scan:
+            if entry.name.startswith("."):
+                continue
+            folder = entry.is_dir(follow_symlinks=False)
+            path = Path(entry.path)
+            stem = path.stem if not folder and path.suffix in SUFFIXES else path.name
+            entries.append((printable(stem), printable(path.name),
+                            path / assignment if folder and assignment else path))
+    entries.sort(key=lambda entry: os.fsencode(entry[2]))
+    counts = Counter(stem for stem, _, _ in entries)
+    found, taken = [], set()
+    for stem, name, path in entries:
+        student = stem if counts[stem] == 1 else name
+        suffix = 1
+        while student in taken:  # two names that print alike (a control character and its written escape)
+            suffix += 1
+            student = f"{name}~{suffix}"
+        taken.add(student)
+        found.append((student, path))
     return found
 
 
@@ -37,22 +59,27 @@ def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assig
     roster = students(directory, assignment)
     if not roster:
         raise SubmissionError(f"{directory}: no submissions (one notebook, .py file or folder per student)")
-    pending = [(sid, path) for sid, path in roster if not (feedback / f"{sid}.json").exists()]
+    pending = [(sid, path) for sid, path in roster if not _feedback(feedback, sid, ".json").exists()]
     done, started = len(roster) - len(pending), time.monotonic()
     _progress(progress, done, len(roster), started)
 
     def grade_one(student, path):
         try:
             report = grade_submission(course, path, puzzle_ids, hidden=[directory], hidden_seed=hidden_seed)
-            data, text = report.to_dict(), to_text(report, f"{student}: {path}")
+            data, text = report.to_dict(), to_text(report, f"{student}: {printable(path)}")
         except SubmissionError as error:  # an empty or unreadable submission is worth 0, not a crash
-            data, text = {"puzzles": [], "points": 0, "max_points": None, "error": str(error)}, str(error)
-        (feedback / f"{student}.txt").write_text(text + "\n")
-        partial = feedback / f"{student}.json.partial"
-        partial.write_text(json.dumps(data, indent=2))
-        partial.rename(feedback / f"{student}.json")  # written last: its presence means the student is done
+            data, text = _unread(str(error)), str(error)
+        except Exception as error:  # the grader's own failure on one submission must not cost the class its grades
+            message = (f"the grader failed on this submission ({type(error).__name__}: {printable(error)[:300]}); "
+                       "the rest of the class was graded. Grade it again after the grader is fixed: delete this "
+                       "student's feedback files and run the same command.")
+            data, text = _unread(message), message
+        _feedback(feedback, student, ".txt").write_text(text + "\n")
+        partial = _feedback(feedback, student, ".json.partial")
+        partial.write_text(json.dumps({"student": student, **data}, indent=2))
+        partial.rename(_feedback(feedback, student, ".json"))  # written last: its presence means the student is done
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
         for future in as_completed([pool.submit(grade_one, sid, path) for sid, path in pending]):
             future.result()
             done += 1
@@ -71,17 +98,41 @@ def _progress(stream, done, total, started):
         stream.flush()
 
 
+def default_jobs(settings=DEFAULT):
+    """Students graded at once: one per core, as many as the machine's memory holds at each worker's limit."""
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return max(1, min(os.cpu_count() or 1, memory // settings.memory_limit_bytes))
+
+
+def _unread(reason):
+    return {"puzzles": [], "points": 0, "max_points": None, "error": reason}
+
+
+def _feedback(folder, student, suffix):
+    """The feedback file of a student: the id itself unless it is too long for a file name."""
+    if len(student.encode()) > 200:
+        student = f"{student[:100]}~{hashlib.sha256(student.encode()).hexdigest()[:16]}"
+    return folder / f"{student}{suffix}"
+
+
 def _write_csv(out, roster, feedback, course, puzzle_ids):
     puzzles = puzzle_ids or [p.id for p in course.puzzles]
+    maximum = sum(course.puzzle(pid).points for pid in puzzles)
     rows = []
     for student, _ in roster:
-        data = json.loads((feedback / f"{student}.json").read_text())
+        data = json.loads(_feedback(feedback, student, ".json").read_text())
         points = {p["id"]: p["points"] for p in data["puzzles"]}
-        maximum = sum(course.puzzle(pid).points for pid in puzzles)
         rows.append({"student": student, **{pid: points.get(pid, 0) for pid in puzzles},
-                     "points": data["points"], "max_points": maximum})
+                     "points": data["points"], "max_points": maximum, "error": data.get("error") or ""})
     with out.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["student", *puzzles, "points", "max_points"])
+        writer = csv.DictWriter(handle, fieldnames=["student", *puzzles, "points", "max_points", "error"])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({**row, "student": spreadsheet_safe(row["student"]), "error": spreadsheet_safe(row["error"])}
+                         for row in rows)
     return rows
+
+
+def spreadsheet_safe(text):
+    """A cell a spreadsheet shows as text: one that starts like a formula gets a leading quote (OWASP's advice
+    for CSV injection), so that a student named `=HYPERLINK(...)` is a name and not a link."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r", "\n") else text

@@ -15,8 +15,59 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the non-interactive backend)
 
 
+NUMBER = {"type": "number", "minimum": 0}
+TEXT = {"type": "string", "maxLength": 10_000}
+# What `triton-course bench` writes. A results file passes through hands (students send theirs, a batch job
+# collects them): the page uses nothing that does not match this.
+RESULTS = {
+    "type": "object",
+    "required": ["student", "device", "puzzles"],
+    "properties": {
+        "student": {"type": "string", "minLength": 1, "maxLength": 200},
+        "device": {"oneOf": [{"type": "null"}, {
+            "type": "object", "required": ["name", "driver", "cuda", "torch", "triton"],
+            "properties": {key: TEXT for key in ("name", "driver", "cuda", "torch", "triton")}}]},
+        "puzzles": {"type": "array", "maxItems": 1000, "items": {
+            "type": "object", "required": ["id", "title", "status"],
+            "properties": {
+                "id": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$"},
+                "title": TEXT, "reason": TEXT,
+                "status": {"enum": ["pass", "fail", "error", "missing", "rejected", "no_benchmark"]},
+                "timings": {"type": "array", "items": {
+                    "type": "object", "required": ["time_s", "speedup", "fraction"],
+                    "properties": {"time_s": {"type": "number", "exclusiveMinimum": 0},
+                                   "speedup": {"type": "number", "exclusiveMinimum": 0},
+                                   "fraction": NUMBER, "gbps": NUMBER, "tflops": NUMBER}}}},
+            "if": {"properties": {"status": {"const": "pass"}}},
+            "then": {"required": ["timings"], "properties": {"timings": {"minItems": 1}}}}},
+    },
+}
+
+
+class ResultsError(ValueError):
+    """A results file the leaderboard cannot use, and why."""
+
+
 def load_results(paths):
-    return [json.loads(Path(p).read_text()) for p in paths]
+    """The results files, each checked against RESULTS; raises ResultsError naming the file and the field."""
+    import jsonschema
+    results = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(), parse_constant=_no_constant)
+            jsonschema.validate(data, RESULTS)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+            raise ResultsError(f"{path}: {error}") from None
+        except jsonschema.ValidationError as error:
+            where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+            raise ResultsError(f"{path}: not results of `triton-course bench` ({where}: {error.message[:200]})") \
+                from None
+        results.append(data)
+    return results
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number a timing can have")
 
 
 def ranking(results):
@@ -72,7 +123,7 @@ def _puzzle_section(results, puzzle_id, title, out):
                     f'<td data-value="{first.get("tflops", first.get("gbps", 0))}">{rate}</td>'
                     f'<td data-value="{first["fraction"]}">{100 * first["fraction"]:.0f}%</td>'
                     f'<td data-value="{speedup}">{speedup:.2f}x</td></tr>')
-        chart.append((result["student"], first["fraction"]))
+        chart.append((result["student"].replace("$", r"\$"), first["fraction"]))  # no mathtext in a name
     image = ""
     if chart:
         figure, axes = plt.subplots(figsize=(6, 0.4 * len(chart) + 1.2))

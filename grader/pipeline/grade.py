@@ -19,7 +19,7 @@ from .diagnose import diagnose, hint
 from .load import MAIN, load_live, load_submission
 from .memcheck import program_name
 from .protocol import MalformedResult, check_outcome, job, read_result
-from .results import CaseResult, Diagnostic, GradeReport, PuzzleResult
+from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
 from ..settings import DEFAULT
 
@@ -145,8 +145,10 @@ def _compile_message(puzzle, source, problem):
     launch = ""
     if problem["case"]:  # the first case's launch compiled; another case's constants do not
         spec = puzzle.cases[problem["case"]]
-        launch = " as a hidden case launches it" if spec.hidden else \
-            f" as the case '{spec.name}' launches it ({spec.describe()})"
+        if spec.hidden:  # the compiler's message would show the hidden case's blocks
+            return (f"the GPU compiler ({targets}) rejects the kernel as a hidden case launches it, with blocks "
+                    "that fit its sizes; its sizes stay hidden. Try the public cases' launch with larger sizes.")
+        launch = f" as the case '{spec.name}' launches it ({spec.describe()})"
     where = ": "
     if problem["line"]:
         module = problem["module"] or MAIN
@@ -164,8 +166,18 @@ def _case_result(puzzle, index, source, runs, seed, settings, pictures):
             "programs run in any order and at the same time: no program may depend on another one having "
             "run first."), puzzle.cases[index].name))
     spec = puzzle.cases[index]
+    if spec.hidden:
+        diagnostics = [Diagnostic(d.kind, _hidden_message(d.kind), d.case) for d in diagnostics]
     memory = memory_map(case, runs[0]["error"]) if pictures and (diagnostics or pictures == "all") else None
     return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, memory)
+
+
+def _hidden_message(kind):
+    """What a student learns of a failing hidden case: the kind of failure, nothing that gives its sizes or
+    inputs away (a count of elements, an index, a program, what the kernel printed)."""
+    return (f"{KINDS[kind][0].upper()}{KINDS[kind][1:]} in a case you have not seen; its sizes and values stay "
+            "hidden. Where the public cases pass, look for what only other sizes show: a size that is not a "
+            "multiple of the block, one smaller than a block, one that needs more programs.")
 
 
 def run_case(puzzle, index, source, run, seed, settings):

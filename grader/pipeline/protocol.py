@@ -11,6 +11,7 @@ import io
 import torch
 
 from .load.files import UnreadableFile, read_regular_file
+from .results import printable
 
 ERROR_KINDS = ("out_of_bounds", "kernel_error", "out_of_memory")
 ACCESSES = ("load", "store", "atomic")
@@ -94,7 +95,7 @@ def _expect(condition, reason):
 
 def _text(value, limit=MESSAGE_CHARS):
     _expect(isinstance(value, str), "a message is not text")
-    return value[:limit]
+    return printable(value[:limit], keep="\n\t")
 
 
 def _int(value, low=None, high=None):

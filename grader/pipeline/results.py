@@ -2,6 +2,16 @@
 from dataclasses import asdict, dataclass, field
 
 STATUSES = ("pass", "fail", "error", "missing")
+
+
+def printable(text, keep=""):
+    """Text a submission or its worker produced, safe to print and to write into a report: every character that
+    is not printable (a terminal's escape sequences, a line break that would forge a report's line, a byte of a
+    file name that is not UTF-8) written as its Python escape, except those in `keep`."""
+    text = str(text)
+    if text.isprintable() and not keep:
+        return text
+    return "".join(c if c.isprintable() or c in keep else ascii(c)[1:-1] for c in text)
 KINDS = {
     "mismatch": "the kernel wrote wrong values",
     "nonfinite": "the kernel wrote inf or NaN where the reference is finite",

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .results import printable
+
 GRADER_ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGE = GRADER_ROOT / "grader"
 SYSTEM_DIRECTORIES = ("/usr", "/etc", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
@@ -260,7 +262,7 @@ class Child:
     def ending(self):
         """Why the process ended without finishing (its return code is not 0)."""
         code = self.process.returncode
-        tail = self.wait_output().strip()[-2000:]
+        tail = printable(self.wait_output().strip()[-2000:], keep="\n\t")
         if "MemoryError" in tail:
             return Ending("out_of_memory", f"the worker ran out of memory (limit {self.memory_limit / 2 ** 30:g} GiB)")
         # A signal ends a process with -signal, or with 128 + signal when bubblewrap reports it.

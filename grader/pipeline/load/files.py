@@ -14,6 +14,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..results import printable
+
 SUFFIXES = (".py", ".ipynb")
 # Cell magics whose body runs as ordinary Python in the user's namespace: its definitions count.
 PYTHON_CELL_MAGICS = ("time", "capture")
@@ -59,7 +61,7 @@ class SubmissionFile:
 
 def display_name(name):
     """A file name safe to print in a report: control characters, line breaks and undecodable bytes escaped."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(name))
+    return printable(name)
 
 
 def list_directory(directory, settings):
@@ -141,7 +143,8 @@ def read_regular_file(path, limit):
     finally:
         os.close(descriptor)
     if size > limit:
-        raise UnreadableFile(f"is larger than {limit / 2 ** 20:g} MiB: the grader reads files up to that size")
+        size = f"{limit / 2 ** 20:g} MiB" if limit >= 2 ** 20 else f"{limit / 2 ** 10:g} KiB"
+        raise UnreadableFile(f"is larger than {size}: the grader reads files up to that size")
     return b"".join(chunks)
 
 
@@ -193,12 +196,30 @@ def parse_source(text, label, settings, notebook=False, line_offset=0, nesting=0
         line = (error.lineno or 0) + line_offset
         return Source(label, problem=f"{label}, line {line}: SyntaxError: {error.msg}")
     except (ValueError, RecursionError, MemoryError) as error:
-        reason = "too deeply nested or too large to parse" if not isinstance(error, ValueError) else str(error)
+        reason = (f"too deeply nested or too large for Python's parser (the grader reads code nested up to "
+                  f"{settings.syntax_depth} levels)") if not isinstance(error, ValueError) else str(error)
         return Source(label, problem=f"{label}: {reason}")
+    depth = syntax_depth(tree, settings.syntax_depth)
+    if depth > settings.syntax_depth:
+        return Source(label, problem=(f"{label}: its code nests more than {settings.syntax_depth} levels deep (an "
+                                      "expression of that many terms, a chain of that many attributes); not read"))
     source = Source(label, tree, line_offset=line_offset, cell=notebook)
     if notebook and nesting < MAGIC_NESTING:
         _expand_cell_magic(source, settings, nesting)
     return source
+
+
+def syntax_depth(tree, limit):
+    """How deep the tree nests, counted up to just past `limit` without recursion (the grader's own walks of
+    the tree recurse: a deeper tree would exhaust the stack)."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _expand_cell_magic(source, settings, nesting):
