@@ -37,6 +37,31 @@ def worked_cells(notebook):
 
 
 
+def duplicate_test_cell(notebook, puzzle_id):
+    """A cell of the student's that claims the test cell's grade id, before the real one."""
+    test = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    copy = nbformat.v4.new_code_cell("print('full marks')", metadata={"nbgrader": dict(test.metadata.nbgrader)})
+    notebook.cells.insert(1, copy)
+    return notebook
+
+
+def tampered_schema(notebook, puzzle_id):
+    for cell in notebook.cells:
+        if "nbgrader" in cell.metadata:
+            cell.metadata.nbgrader["schema_version"] = 99 if puzzle_id == "vector_add" else 1
+    return notebook
+
+
+def markup(notebook, puzzle_id):
+    notebook.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "My notes <script>document.title = 'pwned'</script><img src=x onerror=\"document.title = 'pwned'\">"))
+    return notebook
+
+
+def unreadable(notebook, puzzle_id):
+    return "{ this is not a notebook" if puzzle_id == "vector_add" else notebook
+
+
 HOSTILE_CELL = ("import os, shutil, signal\nshutil.rmtree('..', ignore_errors=True)\nos.remove('gradebook.db')\n"
                 "os.kill(os.getppid(), signal.SIGKILL)\nos._exit(1)")
 # student: (kernel per puzzle or None for the released skeleton, extra cell, expected points per puzzle)
@@ -55,6 +80,11 @@ CLASS = {
     "tutorial": ({"vector_add": (ALTERNATIVES / "vector_add" / "tutorial_01_vector_add.py").read_text(),
                   "strided_views": (ALTERNATIVES / "strided_views" / "renamed_strides_where.py").read_text()}, None,
                  {"vector_add": 10, "strided_views": 15}),
+    # Notebooks that are one student's problem only: the rest of the class is graded after them.
+    "duplicate_grade_id": (SOLUTIONS, duplicate_test_cell, {"vector_add": 10, "strided_views": 15}),
+    "tampered_schema": (SOLUTIONS, tampered_schema, {"vector_add": 10, "strided_views": 15}),
+    "markup": (SOLUTIONS, markup, {"vector_add": 10, "strided_views": 15}),
+    "unreadable_notebook": (SOLUTIONS, unreadable, {"vector_add": 0, "strided_views": 15}),
     "drafts_and_magics": ({"vector_add": worked_cells(ALTERNATIVES / "vector_add" / "student_notebook_with_drafts.ipynb"),
                            "strided_views": worked_cells(ALTERNATIVES / "strided_views" /
                                                          "student_notebook_strided.ipynb")}, None,
@@ -87,9 +117,14 @@ def graded_class(course, tmp_path_factory):
                     worked = kernels[puzzle_id] if isinstance(kernels[puzzle_id], list) else [kernels[puzzle_id]]
                     cell.source = worked[-1]  # the last cell the student ran defines the kernel graded
                     notebook.cells[index:index] = [nbformat.v4.new_code_cell(c) for c in worked[:-1]]
-            if extra:
+            if isinstance(extra, str):
                 notebook.cells.insert(1, nbformat.v4.new_code_cell(extra))
-            nbformat.write(notebook, target / name)
+            elif extra:
+                notebook = extra(notebook, puzzle_id)
+            if isinstance(notebook, str):
+                (target / name).write_text(notebook)
+            else:
+                nbformat.write(notebook, target / name)
     nbgrader(course_dir, "autograde", "ps1")
     nbgrader(course_dir, "generate_feedback", "ps1")
     nbgrader(course_dir, "export")
@@ -109,9 +144,14 @@ def test_feedback_exists_and_hides_the_hidden_cases(graded_class):
             html = (graded_class / "feedback" / student / "ps1" / name.replace(".ipynb", ".html")).read_text()
             if student == "skeleton":
                 assert "This is still the skeleton" in html
+            elif student == "unreadable_notebook" and name == NOTEBOOKS["vector_add"]:
+                assert "This notebook could not be read, so it was graded 0" in html and "NotJSONError" in html
             else:
                 assert "hidden case 1" in html
             assert str(SEED) not in html and "hidden_seed" not in html and "course.yml" not in html
+    markup = (graded_class / "feedback" / "markup" / "ps1" / "01_vector_add.html").read_text()
+    notes = markup[markup.index("My notes"):][:300]  # the student's markup, shown as text
+    assert "&lt;script&gt;" in notes and "<script" not in notes and "<img" not in notes
     partial = (graded_class / "feedback" / "partial" / "ps1" / "03_strided_views.html").read_text()
     assert "Every contiguous case passes but these layouts fail" in partial
 

@@ -12,16 +12,20 @@ cell's result (nbgrader's partial credit). Nothing the student wrote runs in nbg
 Jupyter kernel, so no cell can crash, hang or fool the autograder.
 """
 import ast
+import html
 import tempfile
 from pathlib import Path
 
 import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from ..course import load_course
 from ..pipeline.grade import grade_submission
 from ..pipeline.report import puzzle_text
+from ..pipeline.results import printable
 
 TEST_CELL_PREFIX = "check_"
 
@@ -46,9 +50,11 @@ def init_course(directory, course, assignments=None, seed=0):
 
 CONFIG = '''"""nbgrader configuration of the Triton puzzle course (written by `triton-course nbgrader init`)."""
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput, SaveAutoGrades
+from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput, IgnorePattern, LimitOutput,
+                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-from grader.classroom.nbgrader import GradeWithTritonCourse
+from grader.classroom.nbgrader import DropInvalidCellMetadata, GradeWithTritonCourse, ReadOrExplain
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.CourseDirectory.course_id = "triton-puzzles"
@@ -56,8 +62,17 @@ c.GradeWithTritonCourse.course_file = "{course}"
 # The seed of the hidden cases and inputs: keep this file away from students.
 c.GradeWithTritonCourse.hidden_seed = {seed}
 # The grader replaces nbgrader's Execute: the submitted notebook is graded, never run.
-c.Autograde.autograde_preprocessors = [GradeWithTritonCourse, IgnorePattern, ClearMetadataPreprocessor,
-                                       LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+# HTML a student writes in a markdown cell (a <script>, an onerror=) is escaped in the autograded notebook, which
+# the formgrader and the feedback show: nbconvert's SanitizeHTML (bleach) keeps only harmless tags.
+c.Autograde.autograde_preprocessors = [GradeWithTritonCourse, SanitizeHTML, IgnorePattern,
+                                       ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades, AssignLatePenalties,
+                                       CheckCellMetadata]
+c.SanitizeHTML.enabled = True
+# One student's tampered or duplicated cell metadata stays that student's problem (see DropInvalidCellMetadata).
+c.Autograde.sanitize_preprocessors = [ClearOutput, DropInvalidCellMetadata, OverwriteKernelspec, OverwriteCells,
+                                      CheckCellMetadata]
+# A notebook that cannot be read is graded 0 with its reason, instead of leaving the student out.
+c.Autograde.exporter_class = ReadOrExplain
 '''
 
 
@@ -112,6 +127,66 @@ def puzzles_of(notebook):
             cell.metadata["nbgrader"].get("grade_id", "").startswith(TEST_CELL_PREFIX)]
 
 
+class DropInvalidCellMetadata(NbGraderPreprocessor):
+    """Takes the place of nbgrader's DeduplicateIds at autograde time. That one empties the metadata of a cell
+    whose grade id repeats, and an empty or tampered schema then makes nbgrader stop autograding the whole
+    class. Here metadata that does not validate is rebuilt from its grade id (OverwriteCells then restores
+    the instructor's cell of that id from the gradebook, flags and points included), and a cell with no
+    usable grade id, or one that repeats an id kept already (the last cell of an id wins, as in nbgrader),
+    loses its metadata entirely: it becomes a plain cell of the student's."""
+
+    def preprocess(self, nb, resources):
+        validator, kept = MetadataValidator(), set()
+        for cell in reversed(nb.cells):
+            if "nbgrader" not in cell.get("metadata", {}):
+                continue
+            metadata = self._valid(validator, cell)
+            graded = metadata and (metadata["grade"] or metadata["solution"] or metadata["locked"])
+            if metadata is None or graded and metadata["grade_id"] in kept:
+                del cell.metadata["nbgrader"]
+                continue
+            cell.metadata["nbgrader"] = metadata
+            if graded:
+                kept.add(metadata["grade_id"])
+        return nb, resources
+
+    def _valid(self, validator, cell):
+        """The cell's metadata, or the same rebuilt from its grade id, or None."""
+        try:
+            validator.validate_cell(cell)
+            return cell.metadata["nbgrader"]
+        except Exception as error:  # any shape a student can give it
+            self.log.warning("Cell metadata that does not validate (%s) is rebuilt from its grade id", error)
+        metadata = cell.metadata["nbgrader"]
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("grade_id"), str):
+            return None
+        rebuilt = {"schema_version": validator.schema_version, "grade_id": metadata["grade_id"],
+                   **{flag: metadata.get(flag) is True for flag in ("grade", "solution", "locked")}}
+        if rebuilt["grade"]:
+            rebuilt["points"] = 0  # OverwriteCells puts the instructor's points back
+        try:
+            validator.validate_cell(nbformat.from_dict({**cell, "metadata": {"nbgrader": rebuilt}}))
+        except Exception:
+            return None
+        return nbformat.from_dict(rebuilt)
+
+
+class ReadOrExplain(NotebookExporter):
+    """nbgrader's exporter at autograde time, except for a submitted notebook that cannot be read (not JSON,
+    not UTF-8, not a notebook): nbgrader would drop the student from the gradebook; here it becomes a notebook
+    that says why, graded 0, and its feedback tells the student what to do."""
+
+    def from_file(self, file_stream, resources=None, **kw):
+        try:
+            notebook = nbformat.reads(file_stream.read(), as_version=4)
+        except Exception as error:  # whatever the file holds
+            reason = html.escape(printable(f"{type(error).__name__}: {error}")[:300])
+            notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+                f"**This notebook could not be read, so it was graded 0** ({reason}). Open it in JupyterLab, "
+                "check that your work is there, save it and submit it again.")])
+        return self.from_notebook_node(notebook, resources=resources, **kw)
+
+
 class GradeWithTritonCourse(NbGraderPreprocessor):
     """Grades a submitted notebook with the course grader and writes its test cells' outputs."""
 
@@ -121,6 +196,8 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         course = load_course(self.course_file or None)
         puzzle_ids = [pid for pid in puzzles_of(nb) if any(p.id == pid for p in course.puzzles)]
+        if not puzzle_ids:  # no test cell left (ReadOrExplain's notebook): nothing to grade, nothing to write
+            return nb, resources
         root = Path(resources.get("metadata", {}).get("path") or ".").resolve()
         with tempfile.TemporaryDirectory(prefix="triton-course-nbgrader-") as scratch:
             submission = Path(scratch) / "submission.ipynb"
