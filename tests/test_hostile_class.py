@@ -297,3 +297,12 @@ def test_names_on_the_leaderboard_are_text(tmp_path):
     page = write_leaderboard(load_results(paths), tmp_path / "board").read_text()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "<b>wrong</b>" not in page and (tmp_path / "board" / "vector_add.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("cores, memory_gib, jobs", [(8, 16, 2), (2, 64, 2), (64, 4, 1)])
+def test_students_graded_at_once_fit_the_memory(monkeypatch, cores, memory_gib, jobs):
+    """Each grading process may use 8 GiB: by default no more run at once than the machine's memory holds."""
+    from grader.classroom.batch import default_jobs
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(os, "sysconf", lambda name: {"SC_PHYS_PAGES": memory_gib * 2 ** 18, "SC_PAGE_SIZE": 4096}[name])
+    assert default_jobs() == jobs
