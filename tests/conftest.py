@@ -20,6 +20,17 @@ def course():
     return load_course(ROOT / "course.yml")
 
 
+@pytest.fixture(params=["bubblewrap", "resource limits only"])
+def isolation(request, monkeypatch):
+    """Each way the grader can run a worker: under bubblewrap (where it is installed), and with resource limits
+    only."""
+    import grader.pipeline.sandbox as sandbox
+    if request.param == "bubblewrap" and sandbox.sandbox_kind() != "bubblewrap":
+        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
+    monkeypatch.setattr(sandbox, "_SANDBOX", request.param)
+    return request.param
+
+
 @pytest.fixture
 def grade(course):
     """Grade a path and return the report."""

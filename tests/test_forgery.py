@@ -12,7 +12,6 @@ import textwrap
 
 import pytest
 
-import grader.pipeline.sandbox as sandbox
 from grader.pipeline.grade import grade_sources
 from grader.pipeline.load import MAIN, KernelSource
 from grader.settings import Settings
@@ -94,14 +93,6 @@ def hiding_places(marker):
         places[f"behind a {character!r} line break"] = (
             HEADER + f'SNEAKY = "a{character}{run}#"\nX = tl.constexpr(1)\n' + DO_NOTHING.replace("    pass", "    y = X"))
     return places
-
-
-@pytest.fixture(params=["bubblewrap", "resource limits only"])
-def isolation(request, monkeypatch):
-    if request.param == "bubblewrap" and sandbox.sandbox_kind() != "bubblewrap":
-        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
-    monkeypatch.setattr(sandbox, "_SANDBOX", request.param)
-    return request.param
 
 
 def test_the_payload_forges_a_pass_when_it_runs_in_the_worker(course, tmp_path, isolation):

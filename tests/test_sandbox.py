@@ -22,15 +22,6 @@ needs_bubblewrap = pytest.mark.skipif(not HAVE_BUBBLEWRAP,
                                       reason="bubblewrap is not installed here (apt-get install bubblewrap)")
 
 
-@pytest.fixture(params=["bubblewrap", "resource limits only"])
-def isolation(request, monkeypatch):
-    """Each way the grader can run a worker: under bubblewrap, and with resource limits only."""
-    if request.param == "bubblewrap" and not HAVE_BUBBLEWRAP:
-        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
-    monkeypatch.setattr(sandbox, "_SANDBOX", request.param)
-    return request.param
-
-
 def run(tmp_path, code, settings=Settings(), hidden=(), wait=60):
     child = Child([sys.executable, "-c", code], tmp_path, settings, hidden)
     deadline = time.monotonic() + wait

@@ -1,10 +1,10 @@
 """Grade a whole class: one submission per student, in parallel, resumable, with a CSV and a report each."""
 import csv
+import hashlib
 import json
 import os
 import sys
 import time
-import hashlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path

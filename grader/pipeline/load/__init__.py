@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...settings import DEFAULT
-from ..results import Diagnostic
-from .files import (SUFFIXES, SubmissionFile, display_name, list_directory, read_file, read_regular_file,
+from ..results import Diagnostic, printable
+from .files import (SUFFIXES, SubmissionFile, list_directory, read_file, read_regular_file,
                     session_sources, UnreadableFile)
 from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
                      skeleton)
@@ -89,21 +89,21 @@ def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
         _puzzle(course, puzzle_id)
     try:
         if path.is_symlink():
-            raise SubmissionError(f"{display_name(path)} is a symbolic link: the grader does not follow links; "
+            raise SubmissionError(f"{printable(path)} is a symbolic link: the grader does not follow links; "
                                   "submit the file or folder itself")
         is_dir = path.is_dir()
     except OSError as error:
-        raise SubmissionError(f"{display_name(path)}: {error.strerror}") from None
+        raise SubmissionError(f"{printable(path)}: {error.strerror}") from None
     if is_dir:
         files = [read_file(p, settings) for p in list_directory(path, settings)]
         if not files:
-            raise SubmissionError(f"{display_name(path)}: the directory has no .py or .ipynb files to grade")
+            raise SubmissionError(f"{printable(path)}: the directory has no .py or .ipynb files to grade")
         siblings = _siblings(files)
     else:
         if not path.exists():
-            raise SubmissionError(f"{display_name(path)}: no such file or directory")
+            raise SubmissionError(f"{printable(path)}: no such file or directory")
         if path.suffix not in SUFFIXES:
-            raise SubmissionError(f"{display_name(path)}: expected a .py file, a .ipynb notebook or a directory of "
+            raise SubmissionError(f"{printable(path)}: expected a .py file, a .ipynb notebook or a directory of "
                                   "them")
         files = [read_file(path, settings)]
         if files[0].problem:
@@ -140,7 +140,7 @@ def load_live(kernel, puzzle, settings=DEFAULT):
             read_regular_file(filename, settings.source_file_bytes)
         except UnreadableFile as error:
             return Loaded("error", diagnostics=[Diagnostic("load_error", (
-                f"the source of {fn.__name__} ({display_name(filename)}) {error}"))])
+                f"the source of {fn.__name__} ({printable(filename)}) {error}"))])
         file = read_file(filename, settings)
         folder = Path(filename).parent
     siblings = _siblings([read_file(p, settings) for p in list_directory(folder, settings) if p.suffix == ".py"

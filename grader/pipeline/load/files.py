@@ -47,7 +47,7 @@ class SubmissionFile:
 
     @property
     def name(self):
-        return display_name(self.path.name)
+        return printable(self.path.name)
 
     @property
     def module_name(self):
@@ -57,11 +57,6 @@ class SubmissionFile:
     @property
     def problems(self):
         return [self.problem] if self.problem else [s.problem for s in self.sources if s.problem]
-
-
-def display_name(name):
-    """A file name safe to print in a report: control characters, line breaks and undecodable bytes escaped."""
-    return printable(name)
 
 
 def list_directory(directory, settings):
