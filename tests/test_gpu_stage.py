@@ -195,6 +195,21 @@ def test_declared_gpu_configs_are_the_ones_timed(course, tmp_path):
     assert puzzle["timings"][0]["config"] == {"kwargs": {"BLOCK_SIZE": 512}, "num_warps": 2, "num_stages": 3}
 
 
+@needs_gpu
+def test_a_kernel_too_large_for_the_gpu_fails_with_the_gpus_reason(course, tmp_path):
+    """Tiles that need more shared memory than the GPU has compile, and fail when the binary is loaded: the
+    verdict says so, as a failed case, never a crash of the timing process."""
+    solution = (ROOT / "solutions" / "matmul.py").read_text()
+    start, end = solution.index("@triton.autotune"), solution.index("@triton.jit")
+    path = tmp_path / "matmul.py"
+    path.write_text(solution[:start] + '@triton.autotune(configs=[triton.Config({"BLOCK_M": 256, "BLOCK_N": 256, '
+                    '"BLOCK_K": 256}, num_warps=8, num_stages=4)], key=["M", "N", "K"])\n' + solution[end:])
+    (puzzle,) = bench_submission(course, path, ["matmul"])["puzzles"]
+    assert puzzle["status"] == "fail", puzzle
+    assert "out of resource" in puzzle["reason"].lower() or "the GPU compiler rejects" in puzzle["reason"], puzzle
+    assert "crash" not in puzzle["reason"] and "Traceback" not in puzzle["reason"]
+
+
 CHEATS = {
     "calls PyTorch instead of a kernel": ("vector_add", '''
         def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE):

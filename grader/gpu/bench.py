@@ -25,6 +25,7 @@ from ..pipeline.cases import make_case
 from ..pipeline.grade import run_case
 from ..pipeline.load import MAIN, SubmissionError, load_submission
 from ..pipeline.protocol import MalformedResult, case_payload, check_runs, read_result
+from ..pipeline.results import printable
 from ..pipeline.sandbox import run_worker
 from ..settings import DEFAULT
 
@@ -214,10 +215,16 @@ def _judge(puzzle, source, outcome, device, settings, timed=True):
     for index, run in enumerate(runs):
         failures += run_case(puzzle, index, source, run, 0, settings)[0]
     if failures:
-        return {"status": "fail", "reason": f"wrong on the GPU in case '{failures[0].case}': {failures[0].message}"}
+        verb = "fails" if failures[0].kind == "kernel_error" else "is wrong"
+        return {"status": "fail", "reason": f"{verb} on the GPU in case '{failures[0].case}': {failures[0].message}"}
     if not timed:
         return {"status": "pass"}
     benchmark = puzzle.benchmark
+    failed = [t["failed"] for t in outcome["timings"] if isinstance(t, dict) and isinstance(t.get("failed"), str)]
+    if failed:
+        size = dict(benchmark.sizes[len(outcome["timings"]) - 1])
+        return {"status": "fail", "reason": f"the kernel cannot run on the GPU at the benchmark size {size}: "
+                                            f"{printable(failed[0][:500], keep=chr(10))}"}
     if len(outcome["timings"]) != len(benchmark.sizes):
         raise MalformedResult("not one timing per benchmark size")
     peak = peaks(device["name"], device)

@@ -102,7 +102,7 @@ def bench_puzzle(job, course, device, directory):
     benchmark = puzzle.benchmark
     kernels = Kernels(job["compiled"], directory)
     cases = [{"runs": [verify(kernels, index, case)]} for index, case in enumerate(job["cases"])]
-    if not job["timed"]:
+    if not job["timed"] or any(case["runs"][0]["error"] for case in cases):  # the verdict is the failed case's
         return {"cases": cases, "timings": []}
     dtype = DTYPES[benchmark.dtype]
     flush_buffer = torch.empty(max(device["l2_bytes"] * 8, 2 ** 30), dtype=torch.uint8, device="cuda")
@@ -136,8 +136,12 @@ def bench_puzzle(job, course, device, directory):
                     for c, config in enumerate(configs)]
         key, launch = _autotune(launches, lambda k, l: launcher(k, l, sizes), lambda: fresh_inputs(sizes),
                                 flush_buffer.zero_)
-        result = time_against_baseline(launcher(key, launch, sizes), baseline, lambda: fresh_inputs(sizes),
-                                       benchmark.dtype, flush_buffer.zero_)
+        try:
+            result = time_against_baseline(launcher(key, launch, sizes), baseline, lambda: fresh_inputs(sizes),
+                                           benchmark.dtype, flush_buffer.zero_)
+        except Exception as exc:  # the binary does not load or launch at this size (too many resources, ...)
+            timings.append({"failed": f"{type(exc).__name__}: {exc}"})
+            break
         namespace = {**sizes, "itemsize": torch.empty(0, dtype=dtype).element_size()}
         work = {k: float(e(namespace)) if e is not None else None
                 for k, e in (("bytes", benchmark.bytes), ("flops", benchmark.flops))}
