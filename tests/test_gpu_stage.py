@@ -170,7 +170,20 @@ def test_the_page_lists_students_figures_and_reasons(tmp_path):
     results = [_result("ada", [1.0, 4.0]), _result("cy", [9.0], status="rejected")]
     page = write_leaderboard(results, tmp_path).read_text()
     assert "ada" in page and "2.00x" in page and "the kernel changed its inputs" in page
-    assert (tmp_path / "vector_add.png").exists()
+    assert (tmp_path / "nvidia-h100-vector_add.png").exists()
+
+
+def test_students_are_ranked_against_the_same_gpu_model_only(tmp_path):
+    h200 = _result("dee", [50.0])
+    h200["device"]["name"] = "NVIDIA H200"
+    page = write_leaderboard([_result("ada", [1.0, 4.0]), _result("bob", [3.0]), h200], tmp_path).read_text()
+    parts = {part.split('"', 1)[0]: part for part in page.split('<div class="gpu" id="')[1:]}
+    assert set(parts) == {"nvidia-h100", "nvidia-h200"}
+    assert "bob" in parts["nvidia-h100"] and "ada" in parts["nvidia-h100"] and "dee" not in parts["nvidia-h100"]
+    assert "dee" in parts["nvidia-h200"] and "bob" not in parts["nvidia-h200"]
+    assert "measured on NVIDIA H200" in parts["nvidia-h200"]
+    assert '<td data-value="1">1</td><td>bob</td>' in parts["nvidia-h100"], "bob is first on the H100"
+    assert (tmp_path / "nvidia-h100-vector_add.png").exists() and (tmp_path / "nvidia-h200-vector_add.png").exists()
 
 
 @needs_gpu

@@ -296,7 +296,7 @@ def test_names_on_the_leaderboard_are_text(tmp_path):
     paths[-1].write_text(json.dumps(_results("bob", status="fail", reason="<b>wrong</b>")))
     page = write_leaderboard(load_results(paths), tmp_path / "board").read_text()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
-    assert "<b>wrong</b>" not in page and (tmp_path / "board" / "vector_add.png").stat().st_size > 0
+    assert "<b>wrong</b>" not in page and (tmp_path / "board" / "nvidia-h100-vector_add.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("cores, memory_gib, jobs", [(8, 16, 2), (2, 64, 2), (64, 4, 1)])

@@ -1,12 +1,14 @@
 """`triton-course leaderboard`: a static page ranking students by their kernels' speed on the GPU.
 
-Per puzzle a sortable table of students with their figures, and a chart of each student's fraction of the
-GPU's measured copy bandwidth or matmul rate; overall, a ranking by the geometric mean of the speed-ups
-over PyTorch. A submission rejected or failed by the GPU stage is listed with its reason and not ranked.
+One part per GPU model, since a time on one GPU says nothing of another: in each, per puzzle a sortable table
+of students with their figures and a chart of each student's fraction of the GPU's measured copy bandwidth or
+matmul rate; overall, a ranking by the geometric mean of the speed-ups over PyTorch. A submission rejected or
+failed by the GPU stage is listed with its reason and not ranked.
 """
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -81,30 +83,50 @@ def ranking(results):
 
 
 def write_leaderboard(results, out):
+    """The page, one part per GPU model: students are ranked against others timed on the same model only."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    puzzles = list(dict.fromkeys(p["id"] for r in results for p in r["puzzles"] if p["status"] != "no_benchmark"))
-    titles = {p["id"]: p["title"] for r in results for p in r["puzzles"]}
-    sections = [_overall(results)] + [_puzzle_section(results, pid, titles[pid], out) for pid in puzzles]
-    devices = sorted({f"{r['device']['name']} (driver {r['device']['driver']}, CUDA {r['device']['cuda']}, "
-                      f"torch {r['device']['torch']}, triton {r['device']['triton']})" for r in results if r["device"]})
-    page = PAGE.format(devices=html.escape("; ".join(devices) or "no GPU results"), sections="\n".join(sections))
+    models = {}
+    for result in results:
+        models.setdefault(result["device"]["name"] if result["device"] else "no GPU", []).append(result)
+    parts = [_gpu_part(model, models[model], out) for model in sorted(models)]
+    contents = "".join(f'<li><a href="#{_anchor(model)}">{html.escape(model)}</a> ({len(models[model])} '
+                       f'students)</li>' for model in sorted(models))
+    page = PAGE.format(contents=contents, parts="\n".join(parts))
     (out / "index.html").write_text(page)
     return out / "index.html"
 
 
-def _overall(results):
+def _anchor(model):
+    """An id and file-name prefix for a GPU model: 'NVIDIA H100 80GB HBM3' -> 'nvidia-h100-80gb-hbm3'."""
+    return re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-") or "gpu"
+
+
+def _gpu_part(model, results, out):
+    anchor = _anchor(model)
+    setups = sorted({f"driver {r['device']['driver']}, CUDA {r['device']['cuda']}, torch {r['device']['torch']}, "
+                     f"triton {r['device']['triton']}" for r in results if r["device"]})
+    puzzles = list(dict.fromkeys(p["id"] for r in results for p in r["puzzles"] if p["status"] != "no_benchmark"))
+    titles = {p["id"]: p["title"] for r in results for p in r["puzzles"]}
+    sections = [_overall(results, anchor)] + [_puzzle_section(results, pid, titles[pid], anchor, model, out)
+                                              for pid in puzzles]
+    return (f'<div class="gpu" id="{anchor}"><h2>{html.escape(model)}</h2><p>Every figure below was measured on '
+            f'{html.escape(model)} ({html.escape("; ".join(setups) or "no GPU results")}).</p>'
+            f'{"".join(sections)}</div>')
+
+
+def _overall(results, anchor):
     rows = []
     for rank, (student, mean, passed) in enumerate(ranking(results), start=1):
         value = f"{mean:.2f}x" if mean else "not ranked"
         rows.append(f'<tr><td data-value="{rank}">{rank}</td><td>{html.escape(student)}</td>'
                     f'<td data-value="{mean or 0}">{value}</td><td data-value="{passed}">{passed}</td></tr>')
-    return ('<section><h2>Overall: geometric mean of the speed-ups over PyTorch</h2>'
-            '<table class="sortable" id="overall"><thead><tr><th>rank</th><th>student</th><th>speed-up</th>'
+    return ('<section><h3>Overall: geometric mean of the speed-ups over PyTorch</h3>'
+            f'<table class="sortable" id="{anchor}-overall"><thead><tr><th>rank</th><th>student</th><th>speed-up</th>'
             f'<th>puzzles passed</th></tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
-def _puzzle_section(results, puzzle_id, title, out):
+def _puzzle_section(results, puzzle_id, title, anchor, model, out):
     rows, chart = [], []
     for result in results:
         entry = next((p for p in result["puzzles"] if p["id"] == puzzle_id), None)
@@ -129,13 +151,14 @@ def _puzzle_section(results, puzzle_id, title, out):
         figure, axes = plt.subplots(figsize=(6, 0.4 * len(chart) + 1.2))
         axes.barh([c[0] for c in chart], [100 * c[1] for c in chart], color="tab:blue")
         axes.axvline(100, color="black", linewidth=0.8)
-        axes.set_xlabel("% of the GPU's measured copy bandwidth or matmul rate (first size)")
+        axes.set_xlabel(f"% of the measured copy bandwidth or matmul rate\n{model.replace('$', '')}, first size")
         axes.invert_yaxis()
         figure.tight_layout()
-        figure.savefig(out / f"{puzzle_id}.png", dpi=80)
+        figure.savefig(out / f"{anchor}-{puzzle_id}.png", dpi=80)
         plt.close(figure)
-        image = f'<img src="{puzzle_id}.png" alt="fraction of the roofline, {html.escape(title)}">'
-    return (f'<section><h2>{html.escape(title)}</h2><table class="sortable" id="{puzzle_id}"><thead><tr>'
+        image = f'<img src="{anchor}-{puzzle_id}.png" alt="fraction of the roofline, {html.escape(title)}, on ' \
+                f'{html.escape(model)}">'
+    return (f'<section><h3>{html.escape(title)}</h3><table class="sortable" id="{anchor}-{puzzle_id}"><thead><tr>'
             '<th>student</th><th>status</th><th>time</th><th>rate</th><th>of roofline</th><th>speed-up</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table>{image}</section>')
 
@@ -151,9 +174,11 @@ tr.rejected td, tr.fail td, tr.error td {{ color: #a00; }}
 </style></head>
 <body>
 <h1>Triton puzzles leaderboard</h1>
-<p>Measured on {devices}. Times are medians of calls on fresh inputs with the L2 cache flushed, each output
-rechecked; the speed-up is over PyTorch timed in the same run. Click a column to sort.</p>
-{sections}
+<p>Students are ranked per GPU model, never across models: a time on one GPU says nothing of another. Times are
+medians of calls on fresh inputs with the L2 cache flushed, each output rechecked; the speed-up is over PyTorch
+timed in the same run. Click a column to sort.</p>
+<ul>{contents}</ul>
+{parts}
 <script>
 document.querySelectorAll("table.sortable th").forEach((header, column) => {{
   header.addEventListener("click", () => {{
