@@ -30,8 +30,10 @@ def main(argv=None):
     grade.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
     grade.add_argument("--assignment", help="inside each student's folder, grade this subfolder (nbgrader layout)")
     grade.add_argument("--hidden-seed", type=int, help="add the hidden cases and inputs of this seed")
-    grade.add_argument("--jobs", type=int, help="students graded at once (default: one per core, and at most one "
-                                                "per 8 GiB of memory, each grading process's limit)")
+    grade.add_argument("--jobs", type=int, help="students graded at once on this machine (default: one per core, "
+                                                "and at most one per 8 GiB of memory, each grading process's limit)")
+    grade.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="grade on this Dask cluster (started with `dask scheduler` and `dask worker`) instead")
     nbgrader = commands.add_parser("nbgrader", help="nbgrader integration")
     nbgrader_commands = nbgrader.add_subparsers(dest="nbgrader_command", required=True)
     init = nbgrader_commands.add_parser("init", help="write an nbgrader course directory")
@@ -54,6 +56,10 @@ def main(argv=None):
     leaderboard.add_argument("results", nargs="+", help="results JSON files written by `triton-course bench`")
     leaderboard.add_argument("--out", required=True, help="the directory of the page")
     args = parser.parse_args(argv)
+    if args.command == "check":  # the sandboxes import torch and triton while this process does
+        from .pipeline.warm import prestart
+        for _ in range(min(os.cpu_count() or 1, len(args.puzzle or ()) or os.cpu_count() or 1)):
+            prestart()
     try:
         if args.command == "doctor":
             return _doctor()
@@ -112,6 +118,7 @@ def _check(course, args):
 
 def _grade(course, args):
     from .classroom.batch import grade_class
+    from .classroom.cluster import ClusterError
     from .pipeline.sandbox import conceal
     if args.hidden_seed is not None:  # other processes of this user must not read it in /proc
         conceal({str(args.hidden_seed)})
@@ -122,7 +129,11 @@ def _grade(course, args):
             raise SubmissionError(error.args[0]) from None
     if not Path(args.submissions).is_dir():
         raise SubmissionError(f"{args.submissions}: expected a directory with one submission per student")
-    rows = grade_class(course, args.submissions, args.out, args.puzzle, args.hidden_seed, args.assignment, args.jobs)
+    try:
+        rows = grade_class(course, args.submissions, args.out, args.puzzle, args.hidden_seed, args.assignment,
+                           args.jobs, scheduler=args.scheduler)
+    except ClusterError as error:
+        raise SubmissionError(str(error)) from None
     print(f"{len(rows)} students graded: {args.out}, reports in {Path(args.out).parent / (Path(args.out).stem + '_feedback')}")
     return EXIT_PASS
 

@@ -35,7 +35,7 @@ def payload(marker):
             real["open"]({str(marker)!r}, "w").write("the payload ran")
         except real["BaseException"]:
             pass
-        worker = real["__import__"]("sys").modules["__main__"]  # the worker runs as python -m grader.pipeline.worker
+        worker = real["__import__"]("sys").modules["grader.pipeline.worker"]
         honest = worker._run
         def forged(kernel, case, order, puzzle_params, modules):
             run = honest(kernel, case, order, puzzle_params, modules)

@@ -179,9 +179,9 @@ def test_an_interrupted_run_resumes_to_the_same_csv(graded_class, course):
     for name in ("bob.py", "fifo.py", "escapes.py", "alice"):  # as if the run had stopped before them
         (feedback / f"{IDS[name]}.json").unlink()
     graded = []
-    original = grade_module.grade_submission
-    patch.setattr("grader.classroom.batch.grade_submission",
-                  lambda course, path, *a, **k: graded.append(path.name) or original(course, path, *a, **k))
+    original = grade_module.grade_read
+    patch.setattr("grader.classroom.cluster.grade_read", lambda course, submission, *a, **k:
+                  graded.append(submission.path.name) or original(course, submission, *a, **k))
     grade_class(course, root / "submissions", root / "grades.csv", ["vector_add"], progress=None)
     assert sorted(graded) == sorted(["bob.py", "fifo.py", "escapes.py", "alice"])
     assert (root / "grades.csv").read_bytes() == first
@@ -192,13 +192,13 @@ def test_the_graders_own_failure_on_one_student_is_that_students_row(course, tmp
     submissions.mkdir()
     for name in ("ada", "bob", "cy"):
         (submissions / f"{name}.py").write_text(SOLUTION)
-    original = grade_module.grade_submission
+    original = grade_module.grade_read
 
-    def fails_on_bob(course, path, *args, **kwargs):
-        if path.stem == "bob":
+    def fails_on_bob(course, submission, *args, **kwargs):
+        if submission.path.stem == "bob":
             raise RecursionError("maximum recursion depth exceeded")
-        return original(course, path, *args, **kwargs)
-    monkeypatch.setattr("grader.classroom.batch.grade_submission", fails_on_bob)
+        return original(course, submission, *args, **kwargs)
+    monkeypatch.setattr("grader.classroom.cluster.grade_read", fails_on_bob)
     grade_class(course, submissions, tmp_path / "grades.csv", ["vector_add"], progress=None)
     rows = {row["student"]: row for row in read_csv(tmp_path / "grades.csv")}
     assert {s: float(r["points"]) for s, r in rows.items()} == {"ada": 10, "bob": 0, "cy": 10}

@@ -1,4 +1,5 @@
-"""Grade a whole class: one submission per student, in parallel, resumable, with a CSV and a report each."""
+"""Grade a whole class: one submission per student, in parallel (on this machine or a Dask cluster), resumable,
+with a CSV and a report each."""
 import csv
 import hashlib
 import json
@@ -6,12 +7,13 @@ import os
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import uuid
 from pathlib import Path
 
-from ..pipeline.grade import grade_submission
-from ..pipeline.load import SUFFIXES, SubmissionError
-from ..pipeline.report import to_text
+from distributed import as_completed
+
+from .cluster import connect, grade_student, grader_failed, unread
+from ..pipeline.load import SUFFIXES, SubmissionError, read_submission
 from ..pipeline.results import printable
 from ..settings import DEFAULT
 
@@ -48,10 +50,12 @@ def students(directory, assignment=None):
 
 
 def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assignment=None, jobs=None,
-                progress=sys.stderr):
+                progress=sys.stderr, scheduler=None):
     """Grade every student of `directory`; write `out` (CSV) and `<out stem>_feedback/<student>.{json,txt}`.
 
-    A student whose report is already in the feedback folder is not graded again: an interrupted run resumes.
+    Each student is a task of Dask's scheduler (cluster.py): the embedded one with `jobs` workers, or the
+    cluster at `scheduler`. A student whose report is already in the feedback folder is not graded again: an
+    interrupted run resumes.
     """
     out = Path(out)
     feedback = out.parent / f"{out.stem}_feedback"
@@ -63,31 +67,47 @@ def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assig
     done, started = len(roster) - len(pending), time.monotonic()
     _progress(progress, done, len(roster), started)
 
-    def grade_one(student, path):
-        try:
-            report = grade_submission(course, path, puzzle_ids, hidden=[directory], hidden_seed=hidden_seed)
-            data, text = report.to_dict(), to_text(report, f"{student}: {printable(path)}")
-        except SubmissionError as error:  # an empty or unreadable submission is worth 0, not a crash
-            data, text = _unread(str(error)), str(error)
-        except Exception as error:  # the grader's own failure on one submission must not cost the class its grades
-            message = (f"the grader failed on this submission ({type(error).__name__}: {printable(error)[:300]}); "
-                       "the rest of the class was graded. Grade it again after the grader is fixed: delete this "
-                       "student's feedback files and run the same command.")
-            data, text = _unread(message), message
-        _feedback(feedback, student, ".txt").write_text(text + "\n")
+    def record(student, outcome):
+        nonlocal done
+        _feedback(feedback, student, ".txt").write_text(outcome["text"] + "\n")
         partial = _feedback(feedback, student, ".json.partial")
-        partial.write_text(json.dumps({"student": student, **data}, indent=2))
+        partial.write_text(json.dumps({"student": student, **outcome["data"]}, indent=2))
         partial.rename(_feedback(feedback, student, ".json"))  # written last: its presence means the student is done
+        done += 1
+        _progress(progress, done, len(roster), started)
 
-    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
-        for future in as_completed([pool.submit(grade_one, sid, path) for sid, path in pending]):
-            future.result()
-            done += 1
-            _progress(progress, done, len(roster), started)
+    shared = {"course_path": str(course.path), "course_text": course.path.read_text(), "puzzles": puzzle_ids,
+              "hidden": [str(Path(directory).resolve())], "hidden_seed": hidden_seed}
+    with connect(scheduler, jobs or default_jobs()) as client:
+        tasks = {}
+        for student, path in pending:  # read here, graded wherever the scheduler sends it
+            try:
+                submission = read_submission(path, course, puzzle_ids)
+            except SubmissionError as error:
+                record(student, unread(str(error)))
+                continue
+            future = client.submit(grade_student, {**shared, "student": student, "submission": submission},
+                                   key=f"grade-{len(tasks)}-{uuid.uuid4().hex}", pure=False)
+            tasks[future] = student
+        for future in as_completed(tasks):
+            try:
+                outcome = _checked(future.result())
+            except Exception as error:  # the task itself failed: a worker it ran on died each time, say
+                outcome = grader_failed(f"{type(error).__name__}: {printable(error)[:300]}")
+            record(tasks[future], outcome)
     rows = _write_csv(out, roster, feedback, course, puzzle_ids)
     if progress:
         progress.write("\n")
     return rows
+
+
+def _checked(outcome):
+    """A task's result, as the client writes it: a report's JSON data and its text."""
+    if not (isinstance(outcome, dict) and isinstance(outcome.get("text"), str) and
+            isinstance(outcome.get("data"), dict) and isinstance(outcome["data"].get("puzzles"), list)):
+        raise ValueError("the task returned something other than a report")
+    json.dumps(outcome["data"])
+    return outcome
 
 
 def _progress(stream, done, total, started):
@@ -102,10 +122,6 @@ def default_jobs(settings=DEFAULT):
     """Students graded at once: one per core, as many as the machine's memory holds at each worker's limit."""
     memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     return max(1, min(os.cpu_count() or 1, memory // settings.memory_limit_bytes))
-
-
-def _unread(reason):
-    return {"puzzles": [], "points": 0, "max_points": None, "error": reason}
 
 
 def _feedback(folder, student, suffix):

@@ -4,7 +4,6 @@ This process never runs the submission: it reads the kernels (load.py), makes th
 results (cases.py), has the worker compile and interpret the kernels in a sandbox (sandbox.py, worker.py),
 and compares what comes back (compare.py, diagnose.py). A hostile submission can only spoil its own run.
 """
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,11 +15,12 @@ from .cases import make_case
 from .compare import compare
 from ..course import with_hidden_cases
 from .diagnose import diagnose, hint
-from .load import MAIN, load_live, load_submission
+from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
+from .warm import warm_worker
 from ..settings import DEFAULT
 
 ENDING_ADVICE = {
@@ -38,7 +38,15 @@ def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hi
     `modules_from`: the student's folder, whose .py files a lone notebook may import (nbgrader's layout).
     `workers`: sandboxed workers sharing the puzzles (grade_sources).
     """
-    loaded = load_submission(path, course, puzzle_ids, settings, modules_from)
+    submission = read_submission(path, course, puzzle_ids, settings, modules_from)
+    return grade_read(course, submission, puzzle_ids, seed, settings, hidden, hidden_seed, workers)
+
+
+def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
+               workers=1):
+    """Grade a Submission already read from the file system (on whatever machine: a class's cluster sends
+    it with the task); the arguments are grade_submission's."""
+    loaded = load_read(submission, course, puzzle_ids, settings)
     sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
     puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
                for pid in sources}
@@ -84,8 +92,9 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     report = progress and (lambda job_id, done: progress(keys[job_id], done))
 
     def run_share(share):
-        with tempfile.TemporaryDirectory(prefix="triton-course-") as scratch:
-            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report)
+        with warm_worker(settings, hidden) as warm:
+            scratch = warm.folder()
+            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report, warm=warm)
             outcomes = {}
             for key in share:
                 if ids[key] in endings:

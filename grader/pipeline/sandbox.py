@@ -2,8 +2,8 @@
 
 Under bubblewrap (Debian package `bubblewrap`) the worker's file system is built from nothing: the system's
 /usr and /etc, the Python it runs on, the grader's own package and one writable scratch directory, all
-read-only but the scratch; its own /tmp, no network, its own process namespace (it cannot see or signal the
-grader), and, when the grader runs as root, an unprivileged user of its own. The checkout (its .git, the
+read-only but the scratch; an empty, read-only /tmp of its own, no network, its own process namespace (it
+cannot see or signal the grader), and, when the grader runs as root, an unprivileged user of its own. The checkout (its .git, the
 solutions, course.yml), home directories, the nbgrader course and the other students' submissions are not
 in it at all. Without bubblewrap the report says that only resource limits applied; the worker then runs in
 its own session and a small containing process ends everything it started when it ends.
@@ -32,6 +32,7 @@ GRADER_ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGE = GRADER_ROOT / "grader"
 SYSTEM_DIRECTORIES = ("/usr", "/etc", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 GPU_DIRECTORIES = ("/sys", "/run/nvidia-persistenced")
+EXIT_GRACE_S = 5  # a worker with every result written that has not ended by then is ended
 UNPRIVILEGED_UIDS = (100_000, 60_000)  # a range of user ids no account uses, one per concurrent sandbox
 
 
@@ -62,8 +63,8 @@ def sandbox_description(settings):
     """How a worker is isolated here, in words for the report."""
     if sandbox_kind() == "bubblewrap":
         user = "an unprivileged user of its own" if _drops_to_own_user() else "the grader's user in its own namespace"
-        return (f"bubblewrap: a file system of the system, Python and the grader's package only (read-only), its own "
-                f"/tmp, no network, its own processes, {user}, at most {settings.process_limit} processes")
+        return (f"bubblewrap: a file system of the system, Python and the grader's package only (read-only), an empty "
+                f"read-only /tmp, no network, its own processes, {user}, at most {settings.process_limit} processes")
     limit = f"at most {settings.process_limit} processes" if os.geteuid() != 0 else \
         "no process limit (the grader runs as root)"
     return (f"resource limits only: its own session, ended with everything it started, a minimal environment, "
@@ -113,7 +114,7 @@ def command(argv, scratch, hidden=(), gpu=False, uid=None):
         path = Path(path).resolve()
         if path.is_dir() and any(_contains(root, path) for root in _python_paths()) and not _contains(path, PACKAGE):
             wrapped += ["--tmpfs", str(path)]
-    wrapped += ["--chdir", str(scratch)]
+    wrapped += ["--remount-ro", "/tmp", "--chdir", str(scratch)]  # the scratch directory is the one place to write
     if uid is not None:
         wrapped += ["--", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                     "--bounding-set=-all"]
@@ -214,25 +215,30 @@ def conceal(values):
 
 
 class Child:
-    """A running worker whose output is drained into a capped buffer."""
+    """A running worker whose output is drained into a capped buffer.
 
-    def __init__(self, argv, scratch, settings, hidden=(), gpu=False):
+    `control`: the worker talks to the grader (forkserver.py): its standard input and output are pipes for
+    that (`self.process.stdin`, `self.process.stdout`), and only its standard error is drained."""
+
+    def __init__(self, argv, scratch, settings, hidden=(), gpu=False, control=False):
         self.cap = settings.output_cap_bytes
         self.memory_limit = settings.memory_limit_bytes
         self.output = bytearray()
         self.truncated = False
-        uid = None
+        self.uid = None
         if sandbox_kind() == "bubblewrap" and _drops_to_own_user():
-            uid = _unprivileged_uid()
-            _hand_over(scratch, uid)
+            self.uid = _unprivileged_uid()
+            _hand_over(scratch, self.uid)
         self.process = subprocess.Popen(
-            command(argv, scratch, hidden, gpu, uid), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=environment(scratch, gpu), cwd=scratch, preexec_fn=_limits(settings))
-        self.reader = threading.Thread(target=self._drain, daemon=True)
+            command(argv, scratch, hidden, gpu, self.uid), stdin=subprocess.PIPE if control else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE if control else subprocess.STDOUT,
+            env=environment(scratch, gpu), cwd=scratch, preexec_fn=_limits(settings))
+        drained = self.process.stderr if control else self.process.stdout
+        self.reader = threading.Thread(target=self._drain, args=(drained,), daemon=True)
         self.reader.start()
 
-    def _drain(self):
-        for chunk in iter(lambda: self.process.stdout.read(65536), b""):
+    def _drain(self, stream):
+        for chunk in iter(lambda: stream.read(65536), b""):
             room = self.cap - len(self.output)
             if room > 0:
                 self.output += chunk[:room]
@@ -261,18 +267,26 @@ class Child:
 
     def ending(self):
         """Why the process ended without finishing (its return code is not 0)."""
-        code = self.process.returncode
-        tail = printable(self.wait_output().strip()[-2000:], keep="\n\t")
-        if "MemoryError" in tail:
-            return Ending("out_of_memory", f"the worker ran out of memory (limit {self.memory_limit / 2 ** 30:g} GiB)")
-        # A signal ends a process with -signal, or with 128 + signal when bubblewrap reports it.
-        number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
-        if number == signal.SIGXCPU:
-            return Ending("timeout", "the worker used up its CPU time")
-        if number is not None:
+        return ending(self.process.returncode, self.wait_output(), self.memory_limit)
+
+
+def ending(code, output, memory_limit):
+    """The Ending of a worker that exited with `code` (negative: the signal that ended it) after printing
+    `output`."""
+    tail = printable(output.strip()[-2000:], keep="\n\t")
+    if "MemoryError" in tail:
+        return Ending("out_of_memory", f"the worker ran out of memory (limit {memory_limit / 2 ** 30:g} GiB)")
+    # A signal ends a process with -signal, or with 128 + signal when bubblewrap reports it.
+    number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else None
+    if number == signal.SIGXCPU:
+        return Ending("timeout", "the worker used up its CPU time")
+    if number is not None:
+        try:
             name = signal.Signals(number).name
-            return Ending("crash", f"the worker was killed by {name}" + (f"\n{tail}" if tail else ""))
-        return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
+        except ValueError:  # a real-time signal has no name
+            name = f"signal {number}"
+        return Ending("crash", f"the worker was killed by {name}" + (f"\n{tail}" if tail else ""))
+    return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
 def _hand_over(scratch, uid):
@@ -283,28 +297,35 @@ def _hand_over(scratch, uid):
 
 
 def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worker", gpu=False, progress=None,
-               shared=None):
+               shared=None, warm=None):
     """Run the worker on `jobs` (dicts with an "id") until every job has a result file in `scratch`/results or
     an Ending; returns {job id: Ending}.
 
-    The request is written afresh from the grader's memory for each worker started (nothing the worker leaves
-    in the scratch directory is read as a request). `shared`: request fields every job needs. A job that hangs
-    (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending, and a fresh worker
-    takes up the rest. `progress(job id, cases done)` follows the worker's progress.
+    Each worker started gets its request written afresh from the grader's memory into a folder made for it
+    (nothing a worker leaves behind is read as a request). `shared`: request fields every job needs. A job that
+    hangs (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending, and a fresh worker
+    takes up the rest. `progress(job id, cases done)` follows the worker's progress. `warm`: a WarmWorker
+    (warm.py) that forks each worker from a process that has imported everything, `scratch` being one of its
+    folders; without it, or once it is retired (a worker hung or took it down), each worker is a process
+    started from nothing.
     """
     import torch
     scratch = Path(scratch)
     results = scratch / "results"
     results.mkdir(exist_ok=True)
-    request = scratch / "request.pt"
     endings = {}
     while True:
         pending = [job for job in jobs if not _exists(results / f"{job['id']}.pt") and job["id"] not in endings]
         if not pending:
             return endings
+        folder = Path(tempfile.mkdtemp(prefix="attempt", dir=scratch))
+        request = folder / "request.pt"
         torch.save({**(shared or {}), "puzzles": pending}, request)
         pending = [job["id"] for job in pending]
-        child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
+        if warm and warm.usable():
+            child = warm.start(module, folder, request, results)
+        else:
+            child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
         last_progress = time.monotonic()
         done, steps = set(), {}
         while child.poll() is None:
@@ -315,13 +336,15 @@ def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worke
                 if progress:
                     for job_id, count in counts.items():
                         progress(job_id, count)
-            if time.monotonic() - last_progress > settings.puzzle_timeout_s:
+            finished_waiting = len(done) == len(pending) and time.monotonic() - last_progress > EXIT_GRACE_S
+            if finished_waiting or time.monotonic() - last_progress > settings.puzzle_timeout_s:
                 child.kill()
-                stuck = next(p for p in pending if p not in done)
-                endings[stuck] = Ending("timeout", f"no result after {settings.puzzle_timeout_s:g} s: does a loop "
-                                                   "in the kernel never end?")
+                stuck = next((p for p in pending if not _exists(results / f"{p}.pt")), None)
+                if stuck:  # else every result came before the worker hung on its way out
+                    endings[stuck] = Ending("timeout", f"no result after {settings.puzzle_timeout_s:g} s: does a "
+                                                       "loop in the kernel never end?")
                 break
-            time.sleep(0.05)
+            time.sleep(0.02)
         else:
             stuck = [p for p in pending if not _exists(results / f"{p}.pt")]
             if stuck:

@@ -20,14 +20,15 @@ from pathlib import Path
 
 from ...settings import DEFAULT
 from ..results import Diagnostic, printable
-from .files import (SUFFIXES, SubmissionFile, list_directory, read_file, read_regular_file,
-                    session_sources, UnreadableFile)
+from .files import (SUFFIXES, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
+                    read_regular_file, session_sources, UnreadableFile)
 from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
                      skeleton)
 from .rules import stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
 
-__all__ = ["KernelSource", "Loaded", "SubmissionError", "load_submission", "load_live", "SUFFIXES", "MAIN"]
+__all__ = ["KernelSource", "Loaded", "Submission", "SubmissionError", "load_submission", "read_submission",
+           "load_read", "load_live", "SUFFIXES", "MAIN"]
 
 FINAL_WORDS = ("final", "submission", "submit", "done", "solution", "solved")
 DRAFT_WORDS = ("draft", "old", "backup", "bak", "copy", "tmp", "temp", "scratch", "test", "try", "attempt", "wip",
@@ -77,6 +78,16 @@ class Loaded:
     notes: list = field(default_factory=list)  # for the report: files ignored, what the parameters stand for
 
 
+@dataclass
+class Submission:
+    """A submission as read from the file system (read_submission): its files' bytes and nothing of the file
+    system, so that it can be graded on another machine (a cluster's worker) with the same verdicts."""
+    path: Path
+    is_dir: bool
+    files: list  # FileBytes of the graded files
+    siblings: list = field(default_factory=list)  # FileBytes of the .py files a lone notebook may import
+
+
 def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_from=None):
     """Map each puzzle to grade to a Loaded; raises SubmissionError for a path that cannot be graded at all.
 
@@ -84,6 +95,11 @@ def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     A folder's own files may import each other; a lone file imports nothing beside it (its neighbours may be
     other students' work).
     """
+    return load_read(read_submission(path, course, puzzle_ids, settings, modules_from), course, puzzle_ids, settings)
+
+
+def read_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_from=None):
+    """The Submission at `path` (load_submission's first half, the only one that touches the file system)."""
     path = Path(path)
     for puzzle_id in puzzle_ids or ():
         _puzzle(course, puzzle_id)
@@ -95,25 +111,33 @@ def load_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     except OSError as error:
         raise SubmissionError(f"{printable(path)}: {error.strerror}") from None
     if is_dir:
-        files = [read_file(p, settings) for p in list_directory(path, settings)]
+        files = [read_bytes(p, settings) for p in list_directory(path, settings)]
         if not files:
             raise SubmissionError(f"{printable(path)}: the directory has no .py or .ipynb files to grade")
+        return Submission(path, True, files)
+    if not path.exists():
+        raise SubmissionError(f"{printable(path)}: no such file or directory")
+    if path.suffix not in SUFFIXES:
+        raise SubmissionError(f"{printable(path)}: expected a .py file, a .ipynb notebook or a directory of "
+                              "them")
+    siblings = [read_bytes(p, settings) for p in list_directory(modules_from, settings)
+                if p.suffix == ".py"] if modules_from else []
+    return Submission(path, False, [read_bytes(path, settings)], siblings)
+
+
+def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
+    """load_submission's second half: the Submission's files parsed, each puzzle's kernel found."""
+    files = [parse_file(read, settings) for read in submission.files]
+    if submission.is_dir:
         siblings = _siblings(files)
     else:
-        if not path.exists():
-            raise SubmissionError(f"{printable(path)}: no such file or directory")
-        if path.suffix not in SUFFIXES:
-            raise SubmissionError(f"{printable(path)}: expected a .py file, a .ipynb notebook or a directory of "
-                                  "them")
-        files = [read_file(path, settings)]
         if files[0].problem:
             raise SubmissionError(files[0].problem)
-        siblings = _siblings([read_file(p, settings) for p in list_directory(modules_from, settings)
-                              if p.suffix == ".py"]) if modules_from else {}
+        siblings = _siblings([parse_file(read, settings) for read in submission.siblings])
     modules = [ModuleDefinitions(f, siblings) for f in files if not f.problem]
     if puzzle_ids:
         puzzles = [course.puzzle(pid) for pid in puzzle_ids]
-    elif is_dir:
+    elif submission.is_dir:
         puzzles = list(course.puzzles)
     else:
         defined = [p for p in course.puzzles if modules and p.kernel in modules[0]]

@@ -75,15 +75,36 @@ def list_directory(directory, settings):
     return sorted(entries)[:settings.submission_files]
 
 
-def read_file(path, settings):
-    """A SubmissionFile with its sources parsed, or with the reason it could not be read."""
+@dataclass
+class FileBytes:
+    """A file as read from the file system: its bytes, or why it was not read. All that parsing needs, and
+    nothing of the file system: it can travel to another machine (a cluster's worker)."""
+    path: Path
+    data: bytes = None
+    problem: str = None
+
+
+def read_bytes(path, settings):
+    """The FileBytes of `path`, read within its kind's size limit."""
     path = Path(path)
-    file = SubmissionFile(path)
     limit = settings.notebook_file_bytes if path.suffix == ".ipynb" else settings.source_file_bytes
     try:
-        data = read_regular_file(path, limit)
+        return FileBytes(path, read_regular_file(path, limit))
     except UnreadableFile as error:
-        file.problem = f"{file.name} {error}"
+        return FileBytes(path, problem=f"{printable(path.name)} {error}")
+
+
+def read_file(path, settings):
+    """A SubmissionFile with its sources parsed, or with the reason it could not be read."""
+    return parse_file(read_bytes(path, settings), settings)
+
+
+def parse_file(read, settings):
+    """The SubmissionFile of a FileBytes: its sources parsed, or the reason it could not be."""
+    path, data = read.path, read.data
+    file = SubmissionFile(path)
+    if read.problem:
+        file.problem = read.problem
         return file
     if path.suffix == ".py":
         try:
