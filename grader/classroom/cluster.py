@@ -29,7 +29,7 @@ def connect(scheduler=None, jobs=1):
     from distributed import Client, LocalCluster
     if scheduler:
         try:
-            client = Client(scheduler, timeout="20s")
+            client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({error}). Start one with "
                                "`dask scheduler` and its workers with `dask worker ADDRESS --nthreads 1`, or leave "

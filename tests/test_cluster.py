@@ -1,0 +1,112 @@
+"""A class graded on a real Dask cluster (a scheduler and two workers started with Dask's own commands, on
+loopback) gives the CSV and the feedback of the run on this machine, byte for byte, even when a worker is
+killed in the middle."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.classroom.batch import grade_class
+
+from conftest import ROOT
+from test_hostile_class import CLASS, make_class
+
+DASK = str(Path(sys.executable).parent / "dask")
+PUZZLE = "vector_add"
+HIDDEN_SEED = "7"
+
+
+def start(argv, log):
+    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=log.name.rsplit("/", 1)[0],
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def stop(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """(scheduler address, [worker processes]): a scheduler and two single-thread workers on loopback."""
+    scheduler_file = tmp_path / "scheduler.json"
+    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker0", "worker1")]
+    processes = [start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                        "--scheduler-file", str(scheduler_file)], logs[0])]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        for index in (0, 1):
+            processes.append(start([DASK, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                    "--host", "127.0.0.1", "--name", f"worker{index}"], logs[index + 1]))
+        from distributed import Client
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, processes[1:]
+    finally:
+        for process in reversed(processes):
+            stop(process)
+        for log in logs:
+            log.close()
+
+
+def grade_command(submissions, out, *extra):
+    return [sys.executable, "-m", "grader.cli", "grade", str(submissions), "--out", str(out), "--puzzle", PUZZLE,
+            "--hidden-seed", HIDDEN_SEED, *extra]
+
+
+def feedback(out):
+    folder = out.parent / f"{out.stem}_feedback"
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.slow
+def test_a_class_on_a_cluster_with_a_worker_killed_is_graded_as_on_this_machine(tmp_path, cluster):
+    address, workers = cluster
+    submissions = tmp_path / "submissions"
+    make_class(submissions)
+    assert len(CLASS) >= 20
+    local = tmp_path / "local.csv"
+    subprocess.run(grade_command(submissions, local), check=True, cwd=ROOT, capture_output=True, timeout=600)
+
+    remote = tmp_path / "cluster.csv"
+    graded = remote.parent / f"{remote.stem}_feedback"
+    client = subprocess.Popen(grade_command(submissions, remote, "--scheduler", address), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and client.poll() is None and \
+            len(list(graded.glob("*.json")) if graded.exists() else []) < 6:
+        time.sleep(0.05)
+    done_when_killed = len(list(graded.glob("*.json")))
+    os.kill(workers[0].pid, signal.SIGKILL)
+    workers[0].wait()
+    output, errors = client.communicate(timeout=600)
+    assert client.returncode == 0, errors.decode()[-3000:]
+    assert done_when_killed < len(CLASS), "the worker was killed while students remained"
+    assert remote.read_bytes() == local.read_bytes()
+    assert feedback(remote) == feedback(local)
+    assert len(feedback(remote)) == 2 * len(CLASS), "each student once: a report in JSON and one in words"
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_is_a_usage_error_that_says_what_to_do(tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    (submissions / "ada.py").write_text((ROOT / "solutions" / "vector_add.py").read_text())
+    done = subprocess.run(grade_command(submissions, tmp_path / "grades.csv", "--scheduler", "tcp://127.0.0.1:9"),
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr and "dask scheduler" in done.stderr
+    assert "Traceback" not in done.stderr
