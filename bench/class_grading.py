@@ -1,11 +1,13 @@
-"""Grading a class: `triton-course grade` and nbgrader's autograde on the same synthetic class.
+"""Grading a class: `triton-course grade` on this machine and on a Dask cluster, and the projection to 10,000.
 
 A class of STUDENTS complete submissions (the reference solutions in the released notebooks) of an
-assignment of the first three puzzles is graded by both tools, then by `triton-course grade` alone with the
-whole course (all puzzles). Reported: wall-clock time, time per student, and the peak memory (maximum
-resident set) of the grader's own process and of the largest child process. Results go to stdout and to
-bench/results/class_grading.md.
+assignment of the first three puzzles is graded on this machine with 1 and 2 jobs, then on a real Dask
+cluster on loopback with 1 and 2 workers (each CSV compared with the local one), then (with NBGRADER=1) by
+nbgrader's autograde, then the whole course on this machine. Reported: wall-clock time, time per student,
+students per minute, peak memory, the cluster's overhead, and the projection for 10,000 students on 64 and
+512 cores. Results go to stdout and to bench/results/class_grading.md.
 """
+import json
 import os
 import platform
 import subprocess
@@ -57,34 +59,92 @@ def make_class(course_dir, course, puzzle_ids, assignment):
             nbformat.write(notebook, target / puzzle.notebook.name)
 
 
+def cluster(workers, directory):
+    """Start a Dask scheduler and `workers` single-thread workers on loopback; return (address, processes)."""
+    dask = str(Path(sys.executable).parent / "dask")
+    scheduler_file = directory / f"scheduler{workers}.json"
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                   "--scheduler-file", str(scheduler_file)], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, cwd=directory)]
+    while not scheduler_file.exists():
+        time.sleep(0.2)
+    address = json.loads(scheduler_file.read_text())["address"]
+    processes += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=directory)
+                  for _ in range(workers)]
+    from distributed import Client
+    with Client(address) as client:
+        client.wait_for_workers(workers, timeout=120)
+    return address, processes
+
+
 def main():
     from grader.course import load_course
     from grader.pipeline.sandbox import sandbox_kind
     course = load_course()
-    rows = []
+    rows, rates = [], {}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
         make_class(scratch / "ps1", course, ASSIGNMENT, "ps1")
         grade = [sys.executable, "-m", "grader.cli", "grade", str(scratch / "ps1" / "submitted"), "--assignment",
                  "ps1", "--hidden-seed", "1", *[a for pid in ASSIGNMENT for a in ("--puzzle", pid)]]
-        seconds, memory = run(grade + ["--out", str(scratch / "ours.csv")], ROOT)
-        rows.append(("triton-course grade, 3 puzzles", seconds, memory))
-        seconds, memory = run([str(Path(sys.executable).parent / "nbgrader"), "autograde", "ps1"], scratch / "ps1")
-        rows.append(("nbgrader autograde, 3 puzzles", seconds, memory))
+        for workers in (1, 2):
+            seconds, memory = run(grade + ["--jobs", str(workers), "--out", str(scratch / f"local{workers}.csv")], ROOT)
+            rates[("local", workers)] = seconds
+            rows.append((f"triton-course grade, 3 puzzles, this machine, --jobs {workers}", seconds, memory))
+        for workers in (1, 2):
+            address, processes = cluster(workers, scratch)
+            try:
+                seconds, memory = run(grade + ["--scheduler", address, "--out", str(scratch / f"dask{workers}.csv")],
+                                      ROOT)
+            finally:
+                for process in processes:
+                    process.terminate()
+                    process.wait()
+            rates[("dask", workers)] = seconds
+            same = (scratch / f"dask{workers}.csv").read_bytes() == (scratch / "local1.csv").read_bytes()
+            rows.append((f"triton-course grade, 3 puzzles, Dask cluster of {workers} worker{'s' * (workers > 1)}"
+                         f"{'' if same else ' (CSV DIFFERS from the local run)'}", seconds, None))
+        if os.environ.get("NBGRADER"):
+            seconds, memory = run([str(Path(sys.executable).parent / "nbgrader"), "autograde", "ps1"], scratch / "ps1")
+            rows.append(("nbgrader autograde, 3 puzzles", seconds, memory))
         make_class(scratch / "all", course, [p.id for p in course.puzzles], "all")
         seconds, memory = run([sys.executable, "-m", "grader.cli", "grade", str(scratch / "all" / "submitted"),
                                "--assignment", "all", "--hidden-seed", "1", "--out", str(scratch / "all.csv")], ROOT)
-        rows.append((f"triton-course grade, all {len(course.puzzles)} puzzles", seconds, memory))
+        rows.append((f"triton-course grade, all {len(course.puzzles)} puzzles, this machine", seconds, memory))
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
+    per_core = rates[("dask", 1)] / STUDENTS  # seconds of one single-thread worker per student, cluster included
+    scaling = rates[("dask", 1)] / rates[("dask", 2)]
     lines = ["# Grading a class", "",
              f"Machine: {cpu}, {os.cpu_count()} cores; sandbox: {sandbox_kind()}. {STUDENTS} complete submissions "
-             "(the reference solutions in the released notebooks), hidden cases on.", "",
-             "| run | wall clock | per student | peak memory of a process |", "|---|---:|---:|---:|"]
-    lines += [f"| {name} | {seconds:.0f} s | {seconds / STUDENTS:.1f} s | {memory:.0f} MiB |"
-              for name, seconds, memory in rows]
+             "(the reference solutions in the released notebooks), hidden cases on. A Dask cluster is a "
+             "`dask scheduler` and `dask worker --nthreads 1` processes on loopback, started before the run (not "
+             "timed).", "",
+             "| run | wall clock | per student | students per minute | peak memory of a process |",
+             "|---|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {seconds:.0f} s | {seconds / STUDENTS:.2f} s | {60 * STUDENTS / seconds:.0f} | "
+              f"{f'{memory:.0f} MiB' if memory else '-'} |" for name, seconds, memory in rows]
     lines += ["", "Peak memory is the largest resident set of any process the command started (the grader, "
-                  "nbgrader, or a sandboxed worker)."]
+                  "nbgrader, or a sandboxed worker); a cluster's workers are not the command's processes.", "",
+              "## The cluster's overhead", "",
+              f"- 1 worker: {rates[('dask', 1)]:.0f} s on the cluster against {rates[('local', 1)]:.0f} s on this "
+              f"machine with --jobs 1 ({100 * (rates[('dask', 1)] / rates[('local', 1)] - 1):+.0f}%).",
+              f"- 2 workers: {rates[('dask', 2)]:.0f} s against {rates[('local', 2)]:.0f} s with --jobs 2 "
+              f"({100 * (rates[('dask', 2)] / rates[('local', 2)] - 1):+.0f}%); 2 workers grade "
+              f"{scaling:.2f} times as fast as 1 on these 2 cores.", "",
+              "## 10,000 students", "",
+              f"One single-thread worker grades a student of this assignment in {per_core:.2f} s (the cluster run "
+              "with 1 worker, start-up of the command included). Assumptions: the students are independent tasks "
+              "(they are); each core runs one single-thread worker with its warm sandbox and at least 8 GiB of "
+              "memory per worker (the sandbox's limit); the scheduler hands out tasks faster than they finish "
+              "(Dask's scheduler handles thousands of tasks a second; a task here takes about a second); the "
+              "client reads 10,000 submissions (small files) in well under a minute; submissions like these "
+              "(complete ones: a wrong kernel that stops early is faster, one that runs into the timeout slower).", ""]
+    for cores in (64, 512):
+        minutes = 10_000 * per_core / cores / 60
+        lines.append(f"- {cores} cores: 10,000 x {per_core:.2f} s / {cores} = {minutes:.1f} minutes "
+                     f"({10_000 / minutes:.0f} students per minute).")
     report = "\n".join(lines) + "\n"
     print(report)
     out = ROOT / "bench" / "results" / "class_grading.md"

@@ -134,7 +134,9 @@ def _grade(course, args):
                            args.jobs, scheduler=args.scheduler)
     except ClusterError as error:
         raise SubmissionError(str(error)) from None
-    print(f"{len(rows)} students graded: {args.out}, reports in {Path(args.out).parent / (Path(args.out).stem + '_feedback')}")
+    from .classroom.batch import class_page_path
+    print(f"{len(rows)} students graded: {args.out}, reports in {Path(args.out).parent / (Path(args.out).stem + '_feedback')}"
+          f", what the class got wrong in {class_page_path(args.out)}")
     return EXIT_PASS
 
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from grader.classroom.batch import grade_class
-
 from conftest import ROOT
 from test_hostile_class import CLASS, make_class
 

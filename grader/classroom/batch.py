@@ -12,6 +12,7 @@ from pathlib import Path
 
 from distributed import as_completed
 
+from .class_page import write_class_page
 from .cluster import connect, grade_student, grader_failed, unread
 from ..pipeline.load import SUFFIXES, SubmissionError, read_submission
 from ..pipeline.results import printable
@@ -51,7 +52,8 @@ def students(directory, assignment=None):
 
 def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assignment=None, jobs=None,
                 progress=sys.stderr, scheduler=None):
-    """Grade every student of `directory`; write `out` (CSV) and `<out stem>_feedback/<student>.{json,txt}`.
+    """Grade every student of `directory`; write `out` (CSV), `<out stem>_feedback/<student>.{json,txt}` and the
+    class page `<out stem>_class.html` (class_page.py).
 
     Each student is a task of Dask's scheduler (cluster.py): the embedded one with `jobs` workers, or the
     cluster at `scheduler`. A student whose report is already in the feedback folder is not graded again: an
@@ -132,11 +134,12 @@ def _feedback(folder, student, suffix):
 
 
 def _write_csv(out, roster, feedback, course, puzzle_ids):
+    """Write the CSV, and the class page next to it, from the students' reports."""
     puzzles = puzzle_ids or [p.id for p in course.puzzles]
     maximum = sum(course.puzzle(pid).points for pid in puzzles)
+    reports = [(student, json.loads(_feedback(feedback, student, ".json").read_text())) for student, _ in roster]
     rows = []
-    for student, _ in roster:
-        data = json.loads(_feedback(feedback, student, ".json").read_text())
+    for student, data in reports:
         points = {p["id"]: p["points"] for p in data["puzzles"]}
         rows.append({"student": student, **{pid: points.get(pid, 0) for pid in puzzles},
                      "points": data["points"], "max_points": maximum, "error": data.get("error") or ""})
@@ -145,7 +148,12 @@ def _write_csv(out, roster, feedback, course, puzzle_ids):
         writer.writeheader()
         writer.writerows({**row, "student": spreadsheet_safe(row["student"]), "error": spreadsheet_safe(row["error"])}
                          for row in rows)
+    write_class_page(class_page_path(out), course, puzzles, reports)
     return rows
+
+
+def class_page_path(out):
+    return Path(out).parent / f"{Path(out).stem}_class.html"
 
 
 def spreadsheet_safe(text):

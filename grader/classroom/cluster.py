@@ -39,7 +39,8 @@ def connect(scheduler=None, jobs=1):
         return
     for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
         logging.getLogger(name).setLevel(logging.ERROR)  # its notices are not the instructor's business
-    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
+                      dashboard_address="127.0.0.1:0") as local, \
             Client(local) as client:
         yield client
 

@@ -228,7 +228,7 @@ class Child:
         self.uid = None
         if sandbox_kind() == "bubblewrap" and _drops_to_own_user():
             self.uid = _unprivileged_uid()
-            _hand_over(scratch, self.uid)
+            hand_over(scratch, self.uid)
         self.process = subprocess.Popen(
             command(argv, scratch, hidden, gpu, self.uid), stdin=subprocess.PIPE if control else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE if control else subprocess.STDOUT,
@@ -289,7 +289,7 @@ def ending(code, output, memory_limit):
     return Ending("crash", f"the worker exited with code {code}" + (f"\n{tail}" if tail else ""))
 
 
-def _hand_over(scratch, uid):
+def hand_over(scratch, uid):
     """Make the scratch directory (and what is in it) the sandbox user's, so that it can write its results."""
     for root, directories, files in os.walk(scratch):
         for name in [root, *(os.path.join(root, n) for n in directories + files)]:

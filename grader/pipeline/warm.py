@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from .sandbox import Child, Ending, _hand_over, ending, sandbox_kind
+from .sandbox import Child, ending, hand_over, sandbox_kind
 from ..settings import DEFAULT
 
 START_TIMEOUT_S = 300
@@ -65,7 +65,7 @@ class WarmWorker:
                 return _Ended(self._retire_with_ending())
             self.ready = True
         if self.child.uid is not None:
-            _hand_over(Path(folder).parent, self.child.uid)
+            hand_over(Path(folder).parent, self.child.uid)
         line = json.dumps({"module": module, "folder": str(folder), "request": str(request),
                            "results": str(results)})
         try:

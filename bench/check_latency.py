@@ -1,0 +1,76 @@
+"""What a student waits for: a notebook's check cell, and `triton-course check` from a terminal.
+
+  notebook, first check   `from grader.notebook import check` (which starts a warm worker), a pause while
+                          the student writes the kernel, then check("vector_add", kernel)
+  notebook, next checks   the same check again (the kernel already imported), median of REPEATS
+  check, one puzzle       `triton-course check solutions/ --puzzle vector_add`, a fresh process, median of 3
+  check, whole course     `triton-course check solutions/`, a fresh process, median of 3
+Targets (issue 12): a notebook check within 1.5 s, the whole course within 8 s. Results go to stdout and to
+bench/results/check_latency.md.
+"""
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPEATS = 5
+NOTEBOOK = """
+import statistics, sys, time, warnings
+warnings.simplefilter("ignore")
+import importlib.util
+from grader.notebook import check
+spec = importlib.util.spec_from_file_location("solution", "solutions/vector_add.py")
+solution = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(solution)
+time.sleep(5)  # the student writes the kernel
+times = []
+for _ in range(1 + int(sys.argv[1])):
+    start = time.perf_counter()
+    assert check("vector_add", solution.add_kernel).status == "pass"
+    times.append(time.perf_counter() - start)
+print(times[0], statistics.median(times[1:]), file=sys.stderr)
+"""
+
+
+def command_seconds(argv):
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=ROOT, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    import torch
+    import triton
+    from grader.pipeline.sandbox import sandbox_kind
+    done = subprocess.run([sys.executable, "-c", NOTEBOOK, str(REPEATS)], cwd=ROOT, capture_output=True, text=True,
+                          check=True)
+    first, next_checks = map(float, done.stderr.split()[-2:])
+    cli = [sys.executable, "-m", "grader.cli", "check", "solutions/"]
+    one = command_seconds(cli + ["--puzzle", "vector_add"])
+    whole = command_seconds(cli)
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    lines = ["# What a check costs", "",
+             f"Machine: {cpu}, {os.cpu_count()} cores; sandbox: {sandbox_kind()}; Python {platform.python_version()}, "
+             f"torch {torch.__version__}, triton {triton.__version__}.", "",
+             "| check | wall clock | target |", "|---|---:|---:|",
+             f"| notebook, first check (5 s after the import) | {first:.2f} s | 1.5 s |",
+             f"| notebook, next checks (median of {REPEATS}) | {next_checks:.2f} s | 1.5 s |",
+             f"| `triton-course check solutions/ --puzzle vector_add` (median of 3) | {one:.2f} s | |",
+             f"| `triton-course check solutions/`, all puzzles (median of 3) | {whole:.2f} s | 8 s |", "",
+             "A check forks its sandboxed worker from a warm one (grader/pipeline/warm.py) that imported torch and "
+             "triton when the notebook imported `grader.notebook`, or when the command started."]
+    report = "\n".join(lines) + "\n"
+    print(report)
+    (ROOT / "bench" / "results" / "check_latency.md").write_text(report)
+
+
+if __name__ == "__main__":
+    main()
