@@ -42,6 +42,7 @@ test-fast: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(BIN)/python bench/interpreter_overhead.py
+	$(BIN)/python bench/check_latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
