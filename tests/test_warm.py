@@ -143,3 +143,16 @@ def test_a_submission_that_attacks_its_warm_worker_harms_only_itself(course, iso
         assert attacked.status == "fail" and attacked.diagnostics[0].kind == "unwritten_output"
     solution = (ROOT / "solutions" / "vector_add.py").read_text()
     assert grade_sources(course, {"vector_add": source(solution)}, settings=SETTINGS)["vector_add"].status == "pass"
+
+
+def test_a_new_warm_worker_is_ready_before_its_folder_is_cleared(course, isolation):
+    """Until it is ready the server writes its own compiler's files where the uses' folders go: clearing them
+    under it made a correct kernel crash (a warm-up compile lost its files) in 2 of 5 whole-course checks."""
+    worker = warm.WarmWorker(SETTINGS)
+    try:
+        worker.folder()
+        assert worker.ready and worker.usable()
+    finally:
+        worker.close()
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    assert grade_sources(course, {"vector_add": source(solution)}, settings=SETTINGS)["vector_add"].status == "pass"

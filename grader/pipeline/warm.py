@@ -44,6 +44,7 @@ class WarmWorker:
         self.child = _STARTER.submit(Child, argv, self.root, settings, hidden, control=True).result()
         self.replies = queue.Queue()
         self.ready = self.retired = False
+        self.start_failure = None
         threading.Thread(target=self._read_replies, daemon=True).start()
 
     def _read_replies(self):
@@ -53,17 +54,17 @@ class WarmWorker:
         self.replies.put(None)
 
     def folder(self):
-        """A fresh, empty folder for one use, seen by the processes it forks; what earlier uses left is gone."""
+        """A fresh, empty folder for one use, seen by the processes it forks; what earlier uses left is gone.
+        The server is waited for first: until it is ready it writes in the same place (its compiler's files)."""
+        self._await_ready()
         for entry in self.root.iterdir():
             _remove(entry)
         return Path(tempfile.mkdtemp(dir=self.root))
 
     def start(self, module, folder, request, results):
         """Fork a worker running `module`.main(request, results) in `folder` (inside one of self.folder())."""
-        if not self.ready:
-            if self.replies_get(START_TIMEOUT_S) != b"ready\n":
-                return _Ended(self._retire_with_ending())
-            self.ready = True
+        if not self._await_ready():
+            return _Ended(self.start_failure)
         if self.child.uid is not None:
             hand_over(Path(folder).parent, self.child.uid)
         line = json.dumps({"module": module, "folder": str(folder), "request": str(request),
@@ -74,6 +75,15 @@ class WarmWorker:
         except OSError:
             return _Ended(self._retire_with_ending())
         return _WarmRun(self, Path(folder))
+
+    def _await_ready(self):
+        """True once the server has said it is ready; False (and its ending kept) when it never will."""
+        if not self.ready and self.start_failure is None:
+            if self.replies_get(START_TIMEOUT_S) == b"ready\n":
+                self.ready = True
+            else:
+                self.start_failure = self._retire_with_ending()
+        return self.ready
 
     def replies_get(self, timeout=None):
         try:
