@@ -37,6 +37,7 @@ print(times[0], statistics.median(times[1:]), file=sys.stderr)
 
 
 def command_seconds(argv):
+    """Median wall clock of 3 runs of a command from a fresh process."""
     times = []
     for _ in range(3):
         start = time.perf_counter()
