@@ -41,8 +41,22 @@ def main(argv=None):
     init.add_argument("--assignment", action="append", metavar="NAME=ID,ID",
                       help="an assignment and its puzzles (repeatable; default: one assignment per puzzle)")
     init.add_argument("--seed", type=int, default=0, help="seed of the hidden cases used when autograding")
+    autograde = nbgrader_commands.add_parser(
+        "autograde", help="nbgrader autograde, with the kernels graded in parallel (run it in the course directory)")
+    autograde.add_argument("assignment")
+    autograde.add_argument("--student", default="*", help="only this student (nbgrader's --student)")
+    autograde.add_argument("--force", action="store_true", help="autograde students already autograded again")
+    autograde.add_argument("--jobs", type=int, help="notebooks graded at once on this machine, and processes of "
+                                                    "nbgrader's bookkeeping (default: one per core)")
+    autograde.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="grade the kernels on this Dask cluster")
     bench = commands.add_parser("bench", help="compile, verify and time kernels on a CUDA GPU")
-    bench.add_argument("path")
+    bench.add_argument("path", help="a submission, or with --class a folder of one submission per student")
+    bench.add_argument("--class", dest="whole_class", action="store_true",
+                       help="bench every student of PATH (as `grade` grades them); --out gets the list of results")
+    bench.add_argument("--assignment", help="with --class: inside each student's folder, this subfolder")
+    bench.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="with --class: spread the students over the GPUs of this Dask cluster (one worker per "
+                            "GPU, started with --resources GPU=1)")
     bench.add_argument("--puzzle", action="append", metavar="ID", help="bench only this puzzle (repeatable)")
     bench.add_argument("--out", required=True, help="the results JSON (what the leaderboard reads)")
     bench.add_argument("--student", help="the name on the leaderboard (default: the file or folder name)")
@@ -69,7 +83,7 @@ def main(argv=None):
         if args.command == "grade":
             return _grade(course, args)
         if args.command == "nbgrader":
-            return _nbgrader_init(course, args)
+            return _nbgrader_init(course, args) if args.nbgrader_command == "init" else _autograde(args)
         if args.command == "bench":
             return _bench(course, args)
         if args.command == "inspect":
@@ -160,10 +174,59 @@ def _nbgrader_init(course, args):
     return EXIT_PASS
 
 
+def _autograde(args):
+    from .classroom.autograde import autograde
+    from .classroom.cluster import ClusterError
+    try:
+        done, failures = autograde(Path.cwd(), args.assignment, args.jobs, args.scheduler, args.force, args.student)
+    except ClusterError as error:
+        raise SubmissionError(str(error)) from None
+    print(f"{done} students autograded ({args.assignment}); next: nbgrader generate_feedback {args.assignment}, "
+          "nbgrader export")
+    if failures:
+        print("nbgrader could not autograde: " + ", ".join(failures) + " (autograde_logs/ says why)", file=sys.stderr)
+        return EXIT_FAIL
+    return EXIT_PASS
+
+
 def _bench(course, args):
     from .gpu.bench import bench_submission, write_results
+    for puzzle_id in args.puzzle or ():
+        try:
+            course.puzzle(puzzle_id)
+        except KeyError as error:
+            raise SubmissionError(error.args[0]) from None
+    if args.whole_class:
+        return _bench_class(course, args)
+    if args.scheduler or args.assignment:
+        raise SubmissionError("--scheduler and --assignment bench a class: add --class")
     results = bench_submission(course, args.path, args.puzzle, student=args.student, timed=not args.verify_only)
     write_results(results, args.out)
+    _print_bench(results)
+    print(f"results: {args.out}")
+    return EXIT_PASS if all(p["status"] in ("pass", "no_benchmark") for p in results["puzzles"]) else EXIT_FAIL
+
+
+def _bench_class(course, args):
+    from .classroom.cluster import ClusterError
+    from .gpu.class_bench import bench_class
+    if args.student:
+        raise SubmissionError("--student names one submission: with --class each student is named by their entry")
+    if not Path(args.path).is_dir():
+        raise SubmissionError(f"{args.path}: expected a directory with one submission per student")
+    try:
+        results = bench_class(course, args.path, args.out, args.puzzle, args.assignment, args.scheduler,
+                              timed=not args.verify_only)
+    except ClusterError as error:
+        raise SubmissionError(str(error)) from None
+    for result in results:
+        print(f"{result['student']} ({result['device']['name'] if result['device'] else 'no GPU'})")
+        _print_bench(result)
+    print(f"{len(results)} students: {args.out}")
+    return EXIT_PASS
+
+
+def _print_bench(results):
     for puzzle in results["puzzles"]:
         line = f"{puzzle['id']:18} {puzzle['status']:12}"
         for timing in puzzle.get("timings", []):
@@ -171,8 +234,6 @@ def _bench(course, args):
             line += (f" | {timing['sizes']}: {timing['time_s'] * 1e3:.3f} ms, {rate}, {100 * timing['fraction']:.0f}%"
                      f" of the roofline, {timing['speedup']:.2f}x PyTorch")
         print(line + (f" | {puzzle['reason']}" if puzzle.get("reason") else ""))
-    print(f"results: {args.out}")
-    return EXIT_PASS if all(p["status"] in ("pass", "no_benchmark") for p in results["puzzles"]) else EXIT_FAIL
 
 
 def _inspect(course, args):

@@ -1,6 +1,11 @@
 import json
 import os
 import re
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -80,3 +85,47 @@ def write_notebook(path, cells):
                            "outputs": [], "source": source} for i, source in enumerate(cells)]}
     path.write_text(json.dumps(notebook))
     return path
+
+
+@contextmanager
+def dask_cluster(directory, workers, worker_options=(), worker_env=None):
+    """(scheduler address, [worker processes]): a real Dask scheduler and `workers` single-thread workers on
+    loopback, started with Dask's own commands, their logs in `directory`; stopped when the block ends."""
+    dask = Path(sys.executable).parent / "dask"
+    # Dask's command, or its modules where the environment has no scripts (packages put on PYTHONPATH).
+    scheduler, worker = ([str(dask), "scheduler"], [str(dask), "worker"]) if dask.exists() else \
+        ([sys.executable, "-m", "distributed.cli.dask_scheduler"], [sys.executable, "-m", "distributed.cli.dask_worker"])
+    scheduler_file = Path(directory) / "scheduler.json"
+    logs = [open(Path(directory) / f"{name}.log", "w") for name in ["scheduler"] + [f"worker{i}" for i in range(workers)]]
+
+    def start(argv, log, env=None):
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=directory,
+                                env={**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(
+                                    [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])})
+
+    processes = [start([*scheduler, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                        "--scheduler-file", str(scheduler_file)], logs[0])]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        for index in range(workers):
+            processes.append(start([*worker, address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                    "--host", "127.0.0.1", "--name", f"worker{index}", *worker_options],
+                                   logs[index + 1], worker_env))
+        from distributed import Client
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield address, processes[1:]
+    finally:
+        for process in reversed(processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        for log in logs:
+            log.close()

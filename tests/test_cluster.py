@@ -1,63 +1,26 @@
 """A class graded on a real Dask cluster (a scheduler and two workers started with Dask's own commands, on
 loopback) gives the CSV and the feedback of the run on this machine, byte for byte, even when a worker is
 killed in the middle."""
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, dask_cluster
 from test_hostile_class import CLASS, make_class
 
-DASK = str(Path(sys.executable).parent / "dask")
 PUZZLE = "vector_add"
 HIDDEN_SEED = "7"
-
-
-def start(argv, log):
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=log.name.rsplit("/", 1)[0],
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def stop(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
 def cluster(tmp_path):
     """(scheduler address, [worker processes]): a scheduler and two single-thread workers on loopback."""
-    scheduler_file = tmp_path / "scheduler.json"
-    logs = [open(tmp_path / f"{name}.log", "w") for name in ("scheduler", "worker0", "worker1")]
-    processes = [start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                        "--scheduler-file", str(scheduler_file)], logs[0])]
-    try:
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(scheduler_file.read_text())["address"]
-        for index in (0, 1):
-            processes.append(start([DASK, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                    "--host", "127.0.0.1", "--name", f"worker{index}"], logs[index + 1]))
-        from distributed import Client
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=60)
-        yield address, processes[1:]
-    finally:
-        for process in reversed(processes):
-            stop(process)
-        for log in logs:
-            log.close()
+    with dask_cluster(tmp_path, 2) as started:
+        yield started
 
 
 def grade_command(submissions, out, *extra):

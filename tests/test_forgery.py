@@ -10,7 +10,6 @@ absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
-import pytest
 
 from grader.pipeline.grade import grade_sources
 from grader.pipeline.load import MAIN, KernelSource

@@ -67,7 +67,7 @@ def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assig
         raise SubmissionError(f"{directory}: no submissions (one notebook, .py file or folder per student)")
     pending = [(sid, path) for sid, path in roster if not _feedback(feedback, sid, ".json").exists()]
     done, started = len(roster) - len(pending), time.monotonic()
-    _progress(progress, done, len(roster), started)
+    progress_line(progress, "grading", done, len(roster), "students", started)
 
     def record(student, outcome):
         nonlocal done
@@ -76,7 +76,7 @@ def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assig
         partial.write_text(json.dumps({"student": student, **outcome["data"]}, indent=2))
         partial.rename(_feedback(feedback, student, ".json"))  # written last: its presence means the student is done
         done += 1
-        _progress(progress, done, len(roster), started)
+        progress_line(progress, "grading", done, len(roster), "students", started)
 
     shared = {"course_path": str(course.path), "course_text": course.path.read_text(), "puzzles": puzzle_ids,
               "hidden": [str(Path(directory).resolve())], "hidden_seed": hidden_seed}
@@ -112,11 +112,12 @@ def _checked(outcome):
     return outcome
 
 
-def _progress(stream, done, total, started):
+def progress_line(stream, what, done, total, unit, started):
+    """`what [#####.....] done/total unit, seconds`, rewritten in place."""
     if stream:
         width = 30
-        bar = "#" * (width * done // total) + "." * (width - width * done // total)
-        stream.write(f"\rgrading [{bar}] {done}/{total} students, {time.monotonic() - started:.0f} s")
+        bar = "#" * (width * done // max(total, 1)) + "." * (width - width * done // max(total, 1))
+        stream.write(f"\r{what} [{bar}] {done}/{total} {unit}, {time.monotonic() - started:.0f} s")
         stream.flush()
 
 

@@ -47,7 +47,7 @@ def connect(scheduler=None, jobs=1):
 
 def grade_student(task):
     """A class's task, run on a worker: {"data": the report as JSON data, "text": the report in words}."""
-    course = _course(task["course_path"], task["course_text"])
+    course = course_of(task["course_path"], task["course_text"])
     student, submission = task["student"], task["submission"]
     try:
         report = grade_read(course, submission, task["puzzles"], hidden=task["hidden"],
@@ -69,5 +69,5 @@ def grader_failed(why):
 
 
 @lru_cache(maxsize=8)
-def _course(path, text):
+def course_of(path, text):
     return load_course(path, text=text)

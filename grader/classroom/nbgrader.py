@@ -12,7 +12,10 @@ cell's result (nbgrader's partial credit). Nothing the student wrote runs in nbg
 Jupyter kernel, so no cell can crash, hang or fool the autograder.
 """
 import ast
+import hashlib
 import html
+import json
+import numbers
 import tempfile
 from pathlib import Path
 
@@ -23,7 +26,8 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from ..course import load_course
-from ..pipeline.grade import grade_submission
+from ..pipeline.grade import grade_read
+from ..pipeline.load import read_submission
 from ..pipeline.report import puzzle_text
 from ..pipeline.results import printable
 
@@ -192,6 +196,8 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
 
     course_file = Unicode("", help="The course.yml the puzzles come from.").tag(config=True)
     hidden_seed = Integer(0, help="Seed of the hidden cases and of the inputs at grading time.").tag(config=True)
+    graded_ahead = Unicode("", help="A folder of test cell outputs graded ahead, in parallel, by `triton-course "
+                                    "nbgrader autograde`: a notebook found there is not graded again.").tag(config=True)
 
     def preprocess(self, nb, resources):
         course = load_course(self.course_file or None)
@@ -200,20 +206,68 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
             return nb, resources
         root = Path(resources.get("metadata", {}).get("path") or ".").resolve()
         with tempfile.TemporaryDirectory(prefix="triton-course-nbgrader-") as scratch:
-            submission = Path(scratch) / "submission.ipynb"
-            nbformat.write(nb, submission)
-            # The worker must not see the course directory (gradebook, other students) nor the submissions.
             # The student's .py files beside the notebook are what its imports find (`from helpers import ...`).
-            report = grade_submission(course, submission, puzzle_ids, hidden=[root, Path.cwd()],
-                                      hidden_seed=self.hidden_seed, modules_from=root)
-        results = {p.id: p for p in report.puzzles}
+            submission = read_graded_notebook(course, nb, scratch, puzzle_ids, root)
+        key = graded_key(course, submission, puzzle_ids, self.hidden_seed)
+        outputs = read_graded_ahead(self.graded_ahead, key, course, puzzle_ids)
+        if outputs is None:
+            self.log.info("Grading %s here: it was not graded ahead", _which(resources))
+            # The worker must not see the course directory (gradebook, other students) nor the submissions.
+            report = grade_read(course, submission, puzzle_ids, hidden=[root, Path.cwd()], hidden_seed=self.hidden_seed)
+            outputs = test_cell_outputs(report)
+        else:
+            self.log.info("%s was graded ahead", _which(resources))
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-            if cell.cell_type == "code" and grade_id[len(TEST_CELL_PREFIX):] in results:
-                result = results[grade_id[len(TEST_CELL_PREFIX):]]
+            if cell.cell_type == "code" and grade_id[len(TEST_CELL_PREFIX):] in outputs:
+                output = outputs[grade_id[len(TEST_CELL_PREFIX):]]
                 cell.outputs = [
-                    nbformat.v4.new_output("stream", name="stdout", text=puzzle_text(result) + "\n"),
-                    nbformat.v4.new_output("execute_result", data={"text/plain": f"{result.points:g}"},
+                    nbformat.v4.new_output("stream", name="stdout", text=output["text"]),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": f"{output['points']:g}"},
                                            execution_count=None)]
         return nb, resources
 
+
+def _which(resources):
+    about = resources.get("nbgrader", {})
+    return f"{about.get('student', '?')}/{about.get('assignment', '?')}/{about.get('notebook', '?')}"
+
+
+def read_graded_notebook(course, nb, scratch, puzzle_ids, folder):
+    """The Submission of what the grader reads of a notebook: its cells' kinds and code. Outputs, metadata and
+    markdown change no verdict, so a notebook graded ahead and the same notebook after nbgrader's clean-up are
+    the same bytes, named alike."""
+    cells = [{"cell_type": "code", "source": cell.source} if cell.cell_type == "code" else
+             {"cell_type": "markdown", "source": ""} for cell in nb.cells]
+    path = Path(scratch) / "submission.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return read_submission(path, course, puzzle_ids, modules_from=folder)
+
+
+def graded_key(course, submission, puzzle_ids, hidden_seed):
+    """A digest of everything a notebook's grade depends on."""
+    def files(read):
+        return [[f.path.name, f.problem, hashlib.sha256(f.data or b"").hexdigest()] for f in read]
+    what = [files(submission.files), files(submission.siblings), list(puzzle_ids), hidden_seed,
+            hashlib.sha256(course.path.read_bytes()).hexdigest()]
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()
+
+
+def test_cell_outputs(report):
+    """{puzzle id: {"text": the report of the puzzle, "points": its points}}: what the test cells show."""
+    return {p.id: {"text": puzzle_text(p) + "\n", "points": p.points} for p in report.puzzles}
+
+
+def read_graded_ahead(folder, key, course, puzzle_ids):
+    """The test cell outputs graded ahead under `key`, or None (none there, or not what a report looks like)."""
+    if not folder:
+        return None
+    try:
+        outputs = json.loads((Path(folder) / f"{key}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    valid = isinstance(outputs, dict) and set(outputs) == set(puzzle_ids) and all(
+        isinstance(o, dict) and isinstance(o.get("text"), str) and isinstance(o.get("points"), numbers.Real)
+        and not isinstance(o["points"], bool) and 0 <= o["points"] <= course.puzzle(pid).points
+        for pid, o in outputs.items())
+    return outputs if valid else None

@@ -23,7 +23,7 @@ from .configs import validate_configs
 from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
 from ..pipeline.grade import run_case
-from ..pipeline.load import MAIN, SubmissionError, load_submission
+from ..pipeline.load import MAIN, SubmissionError, load_read, read_submission
 from ..pipeline.protocol import MalformedResult, case_payload, check_runs, read_result
 from ..pipeline.results import printable
 from ..pipeline.sandbox import run_worker
@@ -97,11 +97,21 @@ def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_
 def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=None, timed=True):
     """The GPU stage's results for a submission: every benchmarked puzzle verified and timed, or with
     `timed=False` every puzzle verified on the GPU only."""
+    require_gpu()
+    return bench_read(course, read_submission(path, course, puzzle_ids, settings), puzzle_ids, settings,
+                      student or Path(path).stem, timed)
+
+
+def require_gpu():
     if not torch.cuda.is_available():
         raise NoGPU("no CUDA GPU here: `triton-course bench` compiles and times kernels on a GPU. On this machine, "
                     "`triton-course check` grades them in the interpreter and `triton-course inspect` shows what "
                     "the compiler makes of them.")
-    loaded = load_submission(path, course, puzzle_ids, settings)
+
+
+def bench_read(course, submission, puzzle_ids=None, settings=DEFAULT, student=None, timed=True):
+    """bench_submission of a Submission already read (on whatever machine: a cluster's GPU worker)."""
+    loaded = load_read(submission, course, puzzle_ids, settings)
     results, entries = [], {}
     for puzzle_id, item in loaded.items():
         puzzle = course.puzzle(puzzle_id)
@@ -120,7 +130,9 @@ def bench_submission(course, path, puzzle_ids=None, settings=DEFAULT, student=No
     for result in results:
         if result["status"] == "pending":
             result.update(verdicts[result["id"]])
-    return {"student": student or Path(path).stem, "device": device, "puzzles": results}
+    for result in results:
+        rates(result, device or {})
+    return {"student": student, "device": device, "puzzles": results}
 
 
 def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
@@ -198,7 +210,7 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
 def _device(device):
     if not isinstance(device, dict) or not isinstance(device.get("name"), str) or not all(
             isinstance(device.get(k), (int, float)) and math.isfinite(device[k]) and device[k] > 0
-            for k in ("copy_bandwidth", "matmul_rate")):
+            for k in ("copy_bandwidth", "read_bandwidth", "write_bandwidth", "matmul_rate")):
         raise MalformedResult("the device record is malformed")
     return {k: v for k, v in device.items() if isinstance(v, (str, int, float))}
 
@@ -239,6 +251,8 @@ def _judge(puzzle, source, outcome, device, settings, timed=True):
         namespace = {**sizes, "itemsize": itemsize}
         work = {k: float(e(namespace)) if e is not None else None
                 for k, e in (("bytes", benchmark.bytes), ("flops", benchmark.flops))}
+        if work["bytes"]:
+            work["written_bytes"] = min(work["bytes"], written_bytes(puzzle, sizes))
         floor = floor_seconds(work["bytes"], work["flops"], benchmark.dtype, peak)
         seconds = kernel["median"]
         if seconds < floor:
@@ -259,19 +273,28 @@ def _summary(summary):
     return summary
 
 
+def written_bytes(puzzle, sizes):
+    """The bytes of the puzzle's outputs at these sizes: what a kernel must write."""
+    dtype = puzzle.benchmark.dtype
+    return sum(math.prod(t.shape_at(sizes)) * torch.empty(0, dtype=getattr(torch, t.dtype or dtype)).element_size()
+               for t in puzzle.tensors if t.role == "output")
+
+
 def rates(result, device):
-    """Add GB/s or TFLOP/s and the fraction of this run's copy bandwidth or matmul rate to each timing."""
+    """Add GB/s or TFLOP/s and the fraction of the roofline to each timing: this run's matmul rate, or for
+    memory-bound work the time its reads take at this run's read bandwidth plus its writes at the write
+    bandwidth (a kernel that mostly writes has the write bandwidth as its roofline, not the copy's)."""
     for timing in result.get("timings", []):
         if timing["flops"]:
             timing["tflops"] = timing["flops"] / timing["time_s"] / 1e12
             timing["fraction"] = timing["flops"] / timing["time_s"] / device["matmul_rate"]
         else:
             timing["gbps"] = timing["bytes"] / timing["time_s"] / 1e9
-            timing["fraction"] = timing["bytes"] / timing["time_s"] / device["copy_bandwidth"]
+            written = timing["written_bytes"]
+            roofline_s = (timing["bytes"] - written) / device["read_bandwidth"] + written / device["write_bandwidth"]
+            timing["fraction"] = roofline_s / timing["time_s"]
     return result
 
 
 def write_results(results, out):
-    for result in results["puzzles"]:
-        rates(result, results["device"] or {})
     Path(out).write_text(json.dumps(results, indent=2))

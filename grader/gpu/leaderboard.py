@@ -51,21 +51,34 @@ class ResultsError(ValueError):
 
 
 def load_results(paths):
-    """The results files, each checked against RESULTS; raises ResultsError naming the file and the field."""
-    import jsonschema
+    """The results in the files (each one student's, or a class's list), each checked against RESULTS; raises
+    ResultsError naming the file and the field."""
     results = []
     for path in paths:
         try:
             data = json.loads(Path(path).read_text(), parse_constant=_no_constant)
-            jsonschema.validate(data, RESULTS)
         except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
             raise ResultsError(f"{path}: {error}") from None
-        except jsonschema.ValidationError as error:
-            where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-            raise ResultsError(f"{path}: not results of `triton-course bench` ({where}: {error.message[:200]})") \
-                from None
-        results.append(data)
+        for number, entry in enumerate(data if isinstance(data, list) else [data]):
+            try:
+                validate_results(entry)
+            except ResultsError as error:
+                where = f" (entry {number + 1})" if isinstance(data, list) else ""
+                raise ResultsError(f"{path}{where}: {error}") from None
+            results.append(entry)
     return results
+
+
+def validate_results(data):
+    """Raise ResultsError unless `data` is one student's results as `triton-course bench` writes them."""
+    import jsonschema
+    try:
+        jsonschema.validate(data, RESULTS)
+    except jsonschema.ValidationError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        raise ResultsError(f"not results of `triton-course bench` ({where}: {error.message[:200]})") from None
+    except RecursionError:
+        raise ResultsError("nested too deeply to be results of `triton-course bench`") from None
 
 
 def _no_constant(name):

@@ -25,7 +25,7 @@ AUTOTUNE_CALLS = 7  # a single timed call is noisy enough to pick the wrong conf
 
 
 def measure_device():
-    """This run's copy bandwidth and fp16 matmul rate, and what the GPU and its software are."""
+    """This run's copy, read and write bandwidths and fp16 matmul rate, and what the GPU and its software are."""
     def best_of(fn, calls=10):
         times = []
         for _ in range(calls):
@@ -37,15 +37,20 @@ def measure_device():
             times.append(start.elapsed_time(end) / 1e3)
         return sorted(times)[len(times) // 2]
 
-    buffers = [torch.empty(2 ** 30, dtype=torch.uint8, device="cuda") for _ in range(2)]
+    # A kernel's roofline is the time its reads take at the read bandwidth plus its writes at the write
+    # bandwidth, both measured here (a copy, half of each, checks that the two add up).
+    buffers = [torch.ones(2 ** 28, dtype=torch.float32, device="cuda") for _ in range(2)]
     copy = 2 * 2 ** 30 / best_of(lambda: buffers[1].copy_(buffers[0]))
+    read = 2 ** 30 / best_of(lambda: buffers[0].sum())
+    write = 2 ** 30 / best_of(lambda: buffers[1].fill_(2.0))
     buffers.clear()
     a = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")  # never time on zeros: they run faster
     matmul = 2 * 8192 ** 3 / best_of(lambda: a @ a)
     import triton
     properties = torch.cuda.get_device_properties(0)
     return {"name": properties.name, "driver": _driver(), "cuda": str(torch.version.cuda), "torch": str(torch.__version__),
-            "triton": str(triton.__version__), "copy_bandwidth": copy, "matmul_rate": matmul,
+            "triton": str(triton.__version__), "copy_bandwidth": copy, "read_bandwidth": read,
+            "write_bandwidth": write, "matmul_rate": matmul,
             "l2_bytes": getattr(properties, "L2_cache_size", 0)}
 
 
