@@ -178,13 +178,15 @@ def _autograde(args):
     from .classroom.autograde import autograde
     from .classroom.cluster import ClusterError
     try:
-        done, failures = autograde(Path.cwd(), args.assignment, args.jobs, args.scheduler, args.force, args.student)
+        done = autograde(Path.cwd(), args.assignment, args.jobs, args.scheduler, args.force, args.student)
     except ClusterError as error:
         raise SubmissionError(str(error)) from None
-    print(f"{done} students autograded ({args.assignment}); next: nbgrader generate_feedback {args.assignment}, "
+    print(f"{done.students} students autograded ({args.assignment}): kernels graded in {done.kernels_s:.0f} s, "
+          f"nbgrader's autograde in {done.bookkeeping_s:.0f} s. Next: nbgrader generate_feedback {args.assignment}, "
           "nbgrader export")
-    if failures:
-        print("nbgrader could not autograde: " + ", ".join(failures) + " (autograde_logs/ says why)", file=sys.stderr)
+    if done.failures:
+        print(f"nbgrader could not autograde {len(done.failures)} students: {', '.join(done.failures)}. "
+              "autograde_logs/ says why; run the command again once it is fixed", file=sys.stderr)
         return EXIT_FAIL
     return EXIT_PASS
 

@@ -208,7 +208,9 @@ def test_triton_course_grade_agrees_with_nbgrader(graded_class, tmp_path):
 
 
 def test_parallel_autograde_gives_nbgraders_grades_outputs_and_feedback(graded_class, graded_in_parallel):
-    assert (graded_in_parallel / "grades.csv").read_text() == (graded_class / "grades.csv").read_text()
+    # The same rows; in the order the gradebook got its students, which the parallel processes change.
+    ours, theirs = ((course / "grades.csv").read_text().splitlines() for course in (graded_in_parallel, graded_class))
+    assert ours[0] == theirs[0] and sorted(ours) == sorted(theirs)
     for student in CLASS:
         for name in NOTEBOOKS.values():
             ours, theirs = (nbformat.read(course / "autograded" / student / "ps1" / name, as_version=4)
