@@ -3,10 +3,11 @@
 `nbgrader autograde` grades one notebook after another. Here the same command runs in two steps. First the
 kernels, the costly part, are graded in parallel on Dask (cluster.py: this machine's cores, or a cluster):
 each submitted notebook is read on this machine as nbgrader will see it (its locked cells restored from the
-source notebook) and graded on a worker; what its test cells will show is kept, under a digest of everything
-the grade depends on, in a folder of this run. Then nbgrader's own autograde, unchanged, does its
-bookkeeping (the gradebook, the autograded notebooks, late penalties) in `jobs` processes of its own, and
-GradeWithTritonCourse takes each notebook's outputs from that folder instead of grading it again. A notebook
+source notebook) and graded on a worker; what its test cells will show is kept in memory, under a digest of
+everything the grade depends on. Then nbgrader's own autograde, unchanged, does its bookkeeping (the
+gradebook, the autograded notebooks, late penalties) in `jobs` processes of its own, each handed its
+students' outputs on its standard input (no file that a submission could write), and GradeWithTritonCourse
+takes each notebook's outputs from there instead of grading it again. A notebook
 that nbgrader sees otherwise (a tampered cell restored differently, say) is not in the folder and is graded
 there, as a plain `nbgrader autograde` would: the grades are the same either way. generate_feedback, export
 and the formgrader then work as usual.
@@ -52,15 +53,13 @@ def autograde(course_dir, assignment, jobs=None, scheduler=None, force=False, st
     course = load_course(settings["course_file"] or None)
     pending = _pending(course_dir, settings, assignment, student, force)
     jobs = jobs or default_jobs()
-    with tempfile.TemporaryDirectory(prefix="triton-course-autograde-") as ahead:
-        started = time.monotonic()
-        _grade_ahead(course, settings["hidden_seed"], course_dir, pending, Path(ahead), jobs, scheduler, progress)
-        graded = time.monotonic()
-        done, failed = _bookkeeping(course_dir, assignment, sorted(pending), ahead, jobs, force, progress)
-        if failed:  # once more, one process: a gradebook busy for too long, say
-            done_again, failed = _bookkeeping(course_dir, assignment, failed, ahead, 1, force, progress)
-            done += done_again
-        return Autograded(done - len(failed), failed, graded - started, time.monotonic() - graded)
+    started = time.monotonic()
+    ahead = _grade_ahead(course, settings["hidden_seed"], course_dir, pending, jobs, scheduler, progress)
+    graded = time.monotonic()
+    failed = _bookkeeping(course_dir, assignment, sorted(pending), ahead, jobs, force, progress)
+    if failed:  # once more, one process: a gradebook busy for too long, say
+        failed = _bookkeeping(course_dir, assignment, failed, ahead, 1, force, progress)
+    return Autograded(len(pending) - len(failed), failed, graded - started, time.monotonic() - graded)
 
 
 def _nbgrader_settings(course_dir):
@@ -91,8 +90,8 @@ def _pending(course_dir, settings, assignment, student, force):
     if not sources:
         raise SubmissionError(f"{printable(source)}: no source notebooks of {printable(assignment)}; run "
                               "`nbgrader generate_assignment` first")
-    pattern = re.compile(coursedir.format_path(coursedir.submitted_directory, "(?P<student_id>.*)", assignment,
-                                               escape=True))
+    pattern = re.compile(coursedir.format_path(coursedir.submitted_directory, "(?P<student_id>.*)",
+                                               re.escape(assignment), escape=True))
     pending = {}
     for folder in glob.glob(coursedir.format_path(coursedir.submitted_directory, student, assignment)):
         match = pattern.match(folder)
@@ -106,10 +105,11 @@ def _pending(course_dir, settings, assignment, student, force):
     return pending
 
 
-def _grade_ahead(course, hidden_seed, course_dir, pending, ahead, jobs, scheduler, progress):
-    """Grade every pending notebook on Dask; write its test cell outputs to `ahead`/<key>.json."""
+def _grade_ahead(course, hidden_seed, course_dir, pending, jobs, scheduler, progress):
+    """Grade every pending notebook on Dask: {student: {digest: its test cell outputs}}."""
     notebooks = [(student_id, path, source) for student_id, found in pending.items() for path, source in found]
-    started, done = time.monotonic(), 0
+    started, done, ahead = time.monotonic(), 0, {}
+    course_text = course.path.read_text()
     with connect(scheduler, jobs) as client, tempfile.TemporaryDirectory() as scratch:
         tasks = {}
         for student_id, path, source in notebooks:
@@ -121,11 +121,11 @@ def _grade_ahead(course, hidden_seed, course_dir, pending, ahead, jobs, schedule
                 submission = read_graded_notebook(course, nb, scratch, puzzle_ids, path.parent)
             except Exception:  # unreadable, tampered: nbgrader's own step grades it, or says why it cannot
                 continue
-            task = {"course_path": str(course.path), "course_text": course.path.read_text(),
+            task = {"course_path": str(course.path), "course_text": course_text,
                     "submission": submission, "puzzles": puzzle_ids, "hidden": [str(course_dir)],
                     "hidden_seed": hidden_seed}
             future = client.submit(grade_notebook, task, key=f"autograde-{uuid.uuid4().hex}", pure=False)
-            tasks[future] = graded_key(course, submission, puzzle_ids, hidden_seed)
+            tasks[future] = (student_id, graded_key(course, submission, puzzle_ids, hidden_seed))
         for future in as_completed(tasks):
             done += 1
             progress_line(progress, "grading kernels", done, len(tasks), "notebooks", started)
@@ -134,9 +134,11 @@ def _grade_ahead(course, hidden_seed, course_dir, pending, ahead, jobs, schedule
             except Exception:  # its worker died each time: nbgrader's own step grades it
                 continue
             if outputs is not None:
-                (ahead / f"{tasks[future]}.json").write_text(json.dumps(outputs))
+                student_id, key = tasks[future]
+                ahead.setdefault(student_id, {})[key] = outputs
     if progress and tasks:
         progress.write("\n")
+    return ahead
 
 
 def grade_notebook(task):
@@ -167,8 +169,7 @@ def _as_nbgrader_sees_it(path, source):
 
 
 def _bookkeeping(course_dir, assignment, students, ahead, jobs, force, progress):
-    """nbgrader's autograde of `students`, in up to `jobs` processes (_shard below); (students processed, the
-    students it failed on)."""
+    """nbgrader's autograde of `students`, in up to `jobs` processes (_shard below); the students it failed on."""
     if not students:
         return 0, []
     shards = [students[k::jobs] for k in range(min(jobs, len(students)))]
@@ -178,13 +179,14 @@ def _bookkeeping(course_dir, assignment, students, ahead, jobs, force, progress)
     logs.mkdir(exist_ok=True)
     processes = []
     for number, shard in enumerate(shards):
-        request = {"assignment": assignment, "students": shard, "graded_ahead": ahead, "force": force}
+        request = {"assignment": assignment, "students": shard, "force": force,
+                   "graded_ahead": {key: outputs for student in shard for key, outputs in ahead.get(student, {}).items()}}
         log = (logs / f"{assignment}-{number}.log").open("a")  # a retry's log follows the first attempt's
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}: nbgrader autograde of {len(shard)} students\n")
         log.flush()
         process = subprocess.Popen([sys.executable, "-m", "grader.classroom.autograde"], cwd=course_dir, env=env,
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
-        process.stdin.write(json.dumps(request))  # a class's names may exceed what one argument can hold
+        process.stdin.write(json.dumps(request))
         process.stdin.close()
         processes.append((process, log))
     outcomes = queue.Queue()
@@ -211,7 +213,7 @@ def _bookkeeping(course_dir, assignment, students, ahead, jobs, force, progress)
     if progress:
         progress.write("\n")
     # A student a process did not report (it died) failed as much as one nbgrader reported failing.
-    return len(students), [student for student in students if not reported.get(student)]
+    return [student for student in students if not reported.get(student)]
 
 
 def _shard(request):
@@ -220,9 +222,10 @@ def _shard(request):
     from nbgrader.apps.nbgraderapp import NbGraderApp
     from nbgrader.converters import Autograde
     from nbgrader.converters.base import NbGraderException
-    argv = ["autograde", request["assignment"], f"--GradeWithTritonCourse.graded_ahead={request['graded_ahead']}"]
+    from .nbgrader import GRADED_AHEAD
+    GRADED_AHEAD.update(request["graded_ahead"])
     app = NbGraderApp.instance()
-    app.initialize(argv + (["--force"] if request["force"] else []))
+    app.initialize(["autograde", request["assignment"]] + (["--force"] if request["force"] else []))
     autograde_app = app.subapp
     autograde_app.coursedir.assignment_id = request["assignment"]
     for student in request["students"]:

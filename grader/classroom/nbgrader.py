@@ -9,7 +9,8 @@ outputs. Instead, `GradeWithTritonCourse` takes the place of nbgrader's Execute:
 notebook with the grader (its kernels read, not run, then compiled and interpreted in the sandboxed worker,
 with the instructor's hidden cases) and writes each test cell's output: the report, and the points as the
 cell's result (nbgrader's partial credit). Nothing the student wrote runs in nbgrader's process or in a
-Jupyter kernel, so no cell can crash, hang or fool the autograder.
+Jupyter kernel, so no cell can crash, hang or fool the autograder. Under `triton-course nbgrader autograde`
+(autograde.py) the kernels were graded ahead, in parallel, and the outputs come from there.
 """
 import ast
 import hashlib
@@ -196,8 +197,6 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
 
     course_file = Unicode("", help="The course.yml the puzzles come from.").tag(config=True)
     hidden_seed = Integer(0, help="Seed of the hidden cases and of the inputs at grading time.").tag(config=True)
-    graded_ahead = Unicode("", help="A folder of test cell outputs graded ahead, in parallel, by `triton-course "
-                                    "nbgrader autograde`: a notebook found there is not graded again.").tag(config=True)
 
     def preprocess(self, nb, resources):
         course = load_course(self.course_file or None)
@@ -209,7 +208,7 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
             # The student's .py files beside the notebook are what its imports find (`from helpers import ...`).
             submission = read_graded_notebook(course, nb, scratch, puzzle_ids, root)
         key = graded_key(course, submission, puzzle_ids, self.hidden_seed)
-        outputs = read_graded_ahead(self.graded_ahead, key, course, puzzle_ids)
+        outputs = graded_ahead(key, course, puzzle_ids)
         if outputs is None:
             self.log.info("Grading %s here: it was not graded ahead", _which(resources))
             # The worker must not see the course directory (gradebook, other students) nor the submissions.
@@ -258,14 +257,15 @@ def test_cell_outputs(report):
     return {p.id: {"text": puzzle_text(p) + "\n", "points": p.points} for p in report.puzzles}
 
 
-def read_graded_ahead(folder, key, course, puzzle_ids):
-    """The test cell outputs graded ahead under `key`, or None (none there, or not what a report looks like)."""
-    if not folder:
-        return None
-    try:
-        outputs = json.loads((Path(folder) / f"{key}.json").read_text())
-    except (OSError, ValueError):
-        return None
+# Test cell outputs graded ahead, by digest (graded_key): filled by `triton-course nbgrader autograde` in the
+# process where it runs nbgrader's autograde (autograde.py), handed over through that process's standard input,
+# never through a file that anything else could write.
+GRADED_AHEAD = {}
+
+
+def graded_ahead(key, course, puzzle_ids):
+    """The test cell outputs graded ahead under `key`, or None (none, or not what a report looks like)."""
+    outputs = GRADED_AHEAD.get(key)
     valid = isinstance(outputs, dict) and set(outputs) == set(puzzle_ids) and all(
         isinstance(o, dict) and isinstance(o.get("text"), str) and isinstance(o.get("points"), numbers.Real)
         and not isinstance(o["points"], bool) and 0 <= o["points"] <= course.puzzle(pid).points
