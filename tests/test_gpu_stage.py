@@ -373,9 +373,17 @@ def test_a_class_is_benched_on_a_dask_cluster_of_one_gpu_worker(tmp_path):
                               capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     results = _check_class_results(out)
-    page = __import__("grader.gpu.leaderboard", fromlist=["write_leaderboard"]).write_leaderboard(
-        list(results.values()), tmp_path / "board").read_text()
+    page = write_leaderboard(list(results.values()), tmp_path / "board").read_text()
     assert "ada" in page and "measured on " + torch.cuda.get_device_name(0) in page
+
+
+def test_bench_class_with_an_unreachable_scheduler_is_a_usage_error_that_says_how_to_start_gpu_workers(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "bench", str(_gpu_class(tmp_path / "class")), "--class",
+                           "--scheduler", "tcp://127.0.0.1:9", "--puzzle", "vector_add", "--out",
+                           str(tmp_path / "results.json")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr and "--resources GPU=1" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "results.json").exists()
 
 
 def test_bench_class_checks_what_a_gpu_worker_returns(course):

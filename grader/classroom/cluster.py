@@ -24,16 +24,17 @@ class ClusterError(Exception):
 
 
 @contextmanager
-def connect(scheduler=None, jobs=1):
-    """A Dask client: of the scheduler at `scheduler`, or of an embedded one with `jobs` worker threads."""
+def connect(scheduler=None, jobs=1, workers="`dask worker ADDRESS --nthreads 1`, or leave out --scheduler to grade "
+                                             "on this machine"):
+    """A Dask client: of the scheduler at `scheduler`, or of an embedded one with `jobs` worker threads.
+    `workers`: how to start the workers the work needs, for the message when the scheduler cannot be reached."""
     from distributed import Client, LocalCluster
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({error}). Start one with "
-                               "`dask scheduler` and its workers with `dask worker ADDRESS --nthreads 1`, or leave "
-                               "out --scheduler to grade on this machine") from None
+                               f"`dask scheduler` and its workers with {workers}") from None
         with client:
             yield client
         return

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .bench import bench_read, require_gpu
 from ..classroom.batch import progress_line, students
-from ..classroom.cluster import ClusterError, course_of
+from ..classroom.cluster import connect, course_of
 from ..pipeline.load import SubmissionError, read_submission
 from ..pipeline.results import printable
 
@@ -50,15 +50,10 @@ def bench_class(course, directory, out, puzzle_ids=None, assignment=None, schedu
 
 
 def _on_cluster(course, tasks, scheduler, progress, started):
-    from distributed import Client, as_completed
-    try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({error}). Start one with `dask "
-                           "scheduler` and one worker per GPU with `CUDA_VISIBLE_DEVICES=i dask worker ADDRESS "
-                           "--nthreads 1 --resources GPU=1`") from None
+    from distributed import as_completed
     results = {}
-    with client:
+    with connect(scheduler, workers="one per GPU: `CUDA_VISIBLE_DEVICES=i dask worker ADDRESS --nthreads 1 "
+                                    "--resources GPU=1`") as client:
         futures = {client.submit(bench_student, task, resources={"GPU": 1}, key=f"bench-{uuid.uuid4().hex}",
                                  pure=False): student for student, task in tasks.items()}
         for done, future in enumerate(as_completed(futures), start=1):
