@@ -23,6 +23,8 @@ def main(argv=None):
     check.add_argument("--puzzle", action="append", metavar="ID", help="grade only this puzzle (repeatable)")
     check.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    check.add_argument("--no-performance", dest="performance", action="store_false",
+                       help="skip the estimate of how fast each passing kernel would run on a GPU")
     commands.add_parser("doctor", help="versions, GPU, and known bad combinations")
     grade = commands.add_parser("grade", help="grade a class: one notebook, .py file or folder per student")
     grade.add_argument("submissions")
@@ -125,7 +127,8 @@ def _check(course, args):
     from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .pipeline.report import to_json, to_text
     # One student's puzzles in parallel on this machine's cores (a class grades its students in parallel instead).
-    report = grade_submission(course, args.path, args.puzzle, args.seed, workers=os.cpu_count() or 1)
+    report = grade_submission(course, args.path, args.puzzle, args.seed, workers=os.cpu_count() or 1,
+                              performance=args.performance)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
 

@@ -24,6 +24,8 @@ class Settings:
     compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities every kernel is compiled for.")
     kernel_output_chars: int = _setting(2000, "Characters of a kernel's own printing kept in a failure report.")
     puzzle_timeout_s: float = _setting(60.0, "Wall-clock limit for compiling and running one puzzle's cases.")
+    profile_timeout_s: float = _setting(10.0, "Wall-clock limit for interpreting a passing kernel's sampled "
+                                              "programs at its benchmark size (the performance estimate).")
     memory_limit_bytes: int = _setting(8 * 2 ** 30, "Address-space limit of the worker process.")
     cpu_limit_s: int = _setting(1800, "CPU-time limit of one worker process.")
     file_limit_bytes: int = _setting(256 * 2 ** 20, "Largest file the worker may write.")

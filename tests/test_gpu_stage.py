@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from grader.gpu.bench import bench_submission, rates, written_bytes
-from grader.gpu.configs import read_configs, validate_configs
+from grader.pipeline.configs import read_configs, validate_configs
 from grader.gpu.leaderboard import ranking, write_leaderboard
 from grader.gpu.timing import floor_seconds, peaks, summary
 from grader.pipeline.load import load_submission

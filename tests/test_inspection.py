@@ -28,8 +28,11 @@ def test_a_benchmarked_kernel_is_compiled_as_the_gpu_stage_launches_it(course):
     assert "HEAD_DIM=64, BLOCK_M=128, BLOCK_N=128" in header[0]
     assert "Z=128, N=4096, D=64, float16, num_warps=8, num_stages=3" in header[1]
     assert "(the first of its tuning configurations)" in header[1]
-    assert sections(report) == ["Resources", "Triton IR", "TritonGPU IR", "PTX"]
+    assert sections(report) == ["Resources", "How fast would it be?", "Triton IR", "TritonGPU IR", "PTX"]
     assert "warps: 8 (256 threads per program)" in report
+    estimate = report.split("== How fast would it be? ==")[1].split("== Triton IR")[0]
+    assert "on an NVIDIA H100 SXM at Z=128, N=4096, D=64" in estimate and "bound by arithmetic" in estimate
+    assert "sectors per warp request" in estimate and "programs per SM at once" in estimate
     assert "registers: " in report and "per thread" in report
     ptx = report.split("== PTX ==")[1]
     # Hopper's asynchronous tensor-core instructions, and 16-byte copies: the pointers and the sizes are

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from . import compiled
-from .configs import validate_configs
+from ..pipeline.configs import validate_configs
 from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
 from ..pipeline.grade import run_case

@@ -18,7 +18,7 @@ from ..pipeline.compile_check import benchmark_arguments, compile_kernel, descri
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function
 from ..pipeline.worker import KernelModules
 from . import compiled
-from .configs import read_configs, validate_configs
+from ..pipeline.configs import read_configs, validate_configs
 
 
 

@@ -13,10 +13,11 @@ import tempfile
 from dataclasses import replace
 
 from .bench import compile_in_sandbox, compile_job
-from .configs import validate_configs
+from ..pipeline.configs import validate_configs
 from ..pipeline.cases import make_case
 from ..pipeline.diagnose import hint
 from ..pipeline.load import SubmissionError, load_submission
+from ..pipeline.performance import summary
 from ..pipeline.protocol import case_payload
 from ..settings import DEFAULT
 
@@ -51,9 +52,36 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
              f"shared memory: {metadata.get('shared')} bytes per program",
              f"warps: {metadata.get('num_warps')} ({32 * int(metadata.get('num_warps') or 0)} threads per program)",
              _resources(outcome.get("ptxas")), ""]
+    lines += _performance(course, path, puzzle, settings)
     for title, key in (("Triton IR", "ttir"), ("TritonGPU IR", "ttgir"), ("PTX", "ptx")):
         lines += [f"== {title} ==", binary["asm"].get(key, "").rstrip(), ""]
     return "\n".join(lines)
+
+
+def _performance(course, path, puzzle, settings):
+    """The check's estimate of how fast the kernel would run (pipeline/performance.py), as report lines."""
+    if puzzle.benchmark is None:
+        return []
+    from ..pipeline.grade import grade_submission
+    result = grade_submission(course, path, [puzzle.id], settings=settings, performance=True).puzzle(puzzle.id)
+    if result.performance is None:
+        return ["== How fast would it be? ==", f"no estimate: the kernel does not pass the check ({result.status})", ""]
+    return ["== How fast would it be? ==", *summary(result.performance), *_traffic(result.performance), ""]
+
+
+def _traffic(performance):
+    """Per load and store: the bytes it moves and how its warp requests coalesce."""
+    if performance["error"]:
+        return []
+    lines = ["", "line  access  tensor  bytes (whole kernel)  sectors per warp request (fewest)"]
+    for access in performance["accesses"]:
+        lines.append(f"{access['line'] or '?':>4}  {access['access']:<6}  {access['tensor']:<6}  "
+                     f"{access['bytes'] / 1e6:>12.1f} MB  {access['sectors_per_request']:>6.1f} "
+                     f"({access['ideal_per_request']:.1f})")
+    occupancy = performance["occupancy"]
+    lines.append(f"{occupancy['programs_per_sm']} programs per SM at once (limited by {occupancy['limited_by']}), "
+                 f"{performance['programs']} programs in all")
+    return lines
 
 
 def _launch(puzzle, valid):

@@ -24,10 +24,11 @@ def _display():
     return (display, HTML) if shell is not None and getattr(shell, "kernel", None) is not None else None
 
 
-def check(puzzle_id, kernel, seed=0, course=None, picture=False):
+def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=True):
     """Grade `kernel` on every case of the puzzle in a sandboxed worker; show what happened; return the result.
 
     picture=True draws which program touched which element for the first case even when it passes.
+    performance=True estimates, for a passing kernel of a puzzle with a GPU benchmark, how fast it would run.
     """
     course = course or load_course()
     puzzle = course.puzzle(puzzle_id)
@@ -45,7 +46,8 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False):
 
     with warnings.catch_warnings():  # a test cell with anything on stderr scores 0 under nbgrader
         warnings.simplefilter("ignore")
-        result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress)
+        result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress,
+                              performance=performance)
     if handle:
         from .feedback import puzzle_html
         handle.update(HTML(puzzle_html(result)))
@@ -93,7 +95,7 @@ def run(kernel, grid, *args, **kwargs):
 
 def grade(puzzle_id, kernel, seed=0, course=None):
     """An nbgrader test cell: check the kernel, return its points, raise AssertionError unless it passes."""
-    result = check(puzzle_id, kernel, seed, course)
+    result = check(puzzle_id, kernel, seed, course, performance=False)  # the grade is the cases' alone
     if result.status != "pass":
         raise AssertionError(f"{puzzle_id}: {result.points:g}/{result.max_points:g} points; the report above says "
                              "which cases fail and why")

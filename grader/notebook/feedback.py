@@ -13,6 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the non-interactive backend)
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from ..pipeline.performance import summary  # noqa: E402
+
 PALETTE = plt.get_cmap("tab20").colors
 CASES_DETAILED = 3
 
@@ -43,12 +45,43 @@ def puzzle_html(result):
                      f"{html.escape(', '.join(c.name for c in failing[CASES_DETAILED:]))}</p>")
     parts += [f"<pre style='white-space: pre-wrap'>{html.escape(d.kind)}: {html.escape(d.message)}</pre>" for d in result.diagnostics
               if d.case is None]
+    if result.performance:
+        parts.append(performance_html(result.performance))
     for case in result.cases:
         if case.status == "pass" and case.memory:
             parts.append(f"<h4>case '{html.escape(case.name)}'</h4>")
             parts += [_image(f, "which program touched which element") for f in access_figures(case.memory)]
             break
     return "\n".join(parts) + "</div>"
+
+
+def performance_html(performance):
+    """The check's performance panel: the estimate in a line, a picture of the four ceilings against the
+    roofline, and what would make the largest difference."""
+    lines = summary(performance)
+    parts = [f"<details open><summary><b>How fast would it be?</b> {html.escape(lines[0])}</summary>"]
+    if not performance["error"]:
+        parts.append(_image(ceilings_figure(performance), "the estimate's ceilings against the roofline"))
+        parts += [f"<p>{html.escape(line.lstrip(' -'))}</p>" for line in lines[1:]]
+        parts.append("<p><i>Estimated on the CPU from the interpreter's record of the kernel at the GPU stage's "
+                     "size; <code>triton-course bench</code> measures it on a GPU.</i></p>")
+    return "".join(parts) + "</details>"
+
+
+def ceilings_figure(performance):
+    """Horizontal bars: the time each ceiling allows, the least time any kernel needs as a dashed line."""
+    names = {"memory": "DRAM bytes", "requests": "L2 requests", "latency": "latency, programs", "compute": "arithmetic"}
+    ceilings = performance["ceilings"]
+    figure, axes = plt.subplots(figsize=(5.5, 1.6))
+    keys = list(names)
+    values = [ceilings.get(k, 0) * 1e6 for k in keys]
+    colors = ["#b42318" if k == performance["bound"] else "#8c8c8c" for k in keys]
+    axes.barh([names[k] for k in keys], values, color=colors)
+    axes.axvline(performance["roofline_s"] * 1e6, color="#1a7f37", linestyle="--", label="roofline")
+    axes.invert_yaxis()
+    axes.set_xlabel(f"microseconds on an {performance['gpu']}")
+    axes.legend(loc="lower right", fontsize=8)
+    return figure
 
 
 def _around_table(tensor):

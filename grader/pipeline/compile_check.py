@@ -15,14 +15,21 @@ POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "f
 def benchmark_arguments(puzzle, config, sizes):
     """The arguments, in the puzzle's order, of the GPU stage's timed launch at `sizes` with `config`
     (Benchmark.launch_config) for the blocks: tensors on the meta device, ints for the rest."""
+    return benchmark_launch(puzzle, config, sizes)[1]
+
+
+def benchmark_launch(puzzle, config, sizes, device="meta"):
+    """({tensor name: tensor}, arguments in the puzzle's order, grid) of the GPU stage's timed launch at `sizes`
+    with `config`; the tensors are allocated on `device` and never filled."""
     import torch
 
     benchmark = puzzle.benchmark
     sizes = dict(sizes)
-    tensors = {t.name: torch.empty(t.shape_at(sizes), dtype=getattr(torch, t.dtype or benchmark.dtype), device="meta")
+    tensors = {t.name: torch.empty(t.shape_at(sizes), dtype=getattr(torch, t.dtype or benchmark.dtype), device=device)
                for t in puzzle.tensors}
     namespace = {**sizes, **config["kwargs"], **tensors}
-    return [expression(namespace) for expression in puzzle.args.values()]
+    return (tensors, [expression(namespace) for expression in puzzle.args.values()],
+            tuple(int(g(namespace)) for g in puzzle.grid))
 
 
 def pointer_type(value):
@@ -84,6 +91,34 @@ def compile_kernel(kernel, args, target, options=None, aligned=lambda param: Tru
     return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
 
 
+def compile_resources(kernel, args, target, config):
+    """What the compiled kernel asks of an SM, compiled for sm_`target` as launched with `args` and `config`'s
+    num_warps and num_stages: {"registers", "spills" (bytes stored), "shared" (bytes), "num_warps"}, or
+    {"error": the compiler's message}. ptxas reports registers and spills as it assembles (Triton's
+    dump_ptxas_log prints its -v report)."""
+    import contextlib
+    import io
+
+    from triton import knobs
+
+    options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
+    report = io.StringIO()
+    saved = knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile
+    knobs.nvidia.dump_ptxas_log = knobs.compilation.always_compile = True  # a cached binary would bring no report
+    try:
+        with contextlib.redirect_stdout(report):
+            binary, _ = compile_kernel(kernel, args, target, options)
+    except Exception as error:
+        return {"error": describe(error, None)[0]}
+    finally:
+        knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile = saved
+    registers = re.search(r"Used (\d+) registers", report.getvalue())
+    spills = re.search(r"(\d+) bytes spill stores", report.getvalue())
+    return {"registers": int(registers.group(1)) if registers else None,
+            "spills": int(spills.group(1)) if spills else 0,
+            "shared": int(binary.metadata.shared), "num_warps": int(binary.metadata.num_warps)}
+
+
 def trace_kernel(kernel, args, target):
     """Only the front of triton.compile: `kernel`, as launched with `args`, traced into Triton IR for sm_`target`.
     Where a launch with other constants goes wrong for the compiler (a branch that gives a value two shapes, a
@@ -109,25 +144,38 @@ def specialisation(kernel, args):
     return repr((sorted(types.items()), sorted(constexprs.items(), key=str)))
 
 
-def compile_problems(modules, kernel_name, launches, targets):
-    """[{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
-    (`kernel_name` in the main module of `modules`, a worker.KernelModules): compiled in full as the first of
-    `launches` (the arguments of each case's launches: [(case index, args)]) launches it, and traced as every
-    other launch that specialises differently (other block sizes, dtypes, ints equal to 1). `line` is a line of
-    the rebuilt module named `module`, or None; `case` the index of the case whose launch is rejected."""
-    failures = {}
+def compile_problems(modules, kernel_name, launches, targets, benchmark=None):
+    """([{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
+    (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None).
+
+    For each target the kernel is compiled in full once and traced as every launch that specialises differently
+    (other block sizes, dtypes, ints equal to 1) launches it. The full compile is the first of `launches` (the
+    arguments of each case's launches: [(case index, args)]), except for the target of `benchmark`
+    ((target, args, config): the GPU stage's first launch), compiled in full as that launch (what it asks of an
+    SM is the resources, compile_resources) when the compiler accepts it. `line` is a line of the rebuilt module
+    named `module`, or None; `case` the index of the case whose launch is rejected."""
+    failures, resources = {}, None
     for target in targets:
         # Fresh modules for each target: after one failed compile, Triton lets the same kernel object
         # compile "successfully" (seen with a torch call inside a kernel on 3.9).
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
-        first_case, first_args = launches[0]
-        try:
-            compile_kernel(kernel, first_args, target)
-        except Exception as error:
-            failures.setdefault(describe(error, modules) + (first_case,), []).append(target)
-            continue
-        traced = {specialisation(kernel, first_args)}
-        for case, args in launches[1:]:
+        to_trace = launches
+        if benchmark is not None and benchmark[0] == target:
+            resources = compile_resources(kernel, benchmark[1], target, benchmark[2])
+            if "error" in resources:  # a tuning configuration the GPU stage would reject: not the cases' concern
+                kernel = getattr(modules.load(f"_sm{target}b"), kernel_name)
+        if resources is None or "error" in resources or benchmark[0] != target:
+            first_case, first_args = launches[0]
+            try:
+                compile_kernel(kernel, first_args, target)
+            except Exception as error:
+                failures.setdefault(describe(error, modules) + (first_case,), []).append(target)
+                continue
+            to_trace = launches[1:]
+            traced = {specialisation(kernel, first_args)}
+        else:
+            traced = set()
+        for case, args in to_trace:
             key = specialisation(kernel, args)
             if key in traced:
                 continue
@@ -138,7 +186,7 @@ def compile_problems(modules, kernel_name, launches, targets):
                 failures.setdefault(describe(error, modules) + (case,), []).append(target)
                 break
     return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
-            for (message, module, line, case), targets in failures.items()]
+            for (message, module, line, case), targets in failures.items()], resources
 
 
 def describe(error, modules):
@@ -147,7 +195,7 @@ def describe(error, modules):
     message = getattr(error, "error_message", None) or (text.strip().splitlines() or [type(error).__name__])[-1]
     message = re.sub(r" at 0x[0-9a-f]+", "", message)
     location = re.match(r"at (\d+):(\d+):", text)
-    if location and getattr(error, "src", None):
+    if location and getattr(error, "src", None) and modules is not None:
         for name, module in modules.loaded.items():
             for value in vars(module).values():
                 fn = python_function(value)

@@ -16,6 +16,7 @@ from ..course import with_hidden_cases
 from .diagnose import diagnose, hint
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
+from .performance import estimate
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
@@ -30,19 +31,20 @@ ENDING_ADVICE = {
 
 
 def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
-                     modules_from=None, workers=1):
+                     modules_from=None, workers=1, performance=False):
     """Grade a .py file, a notebook or a directory of them.
 
     `hidden`: paths the worker must not see. `hidden_seed`: add the instructor's hidden cases (and inputs).
     `modules_from`: the student's folder, whose .py files a lone notebook may import (nbgrader's layout).
-    `workers`: sandboxed workers sharing the puzzles (grade_sources).
+    `workers`: sandboxed workers sharing the puzzles (grade_sources). `performance`: estimate how fast each
+    passing kernel would run on a GPU (performance.py).
     """
     submission = read_submission(path, course, puzzle_ids, settings, modules_from)
-    return grade_read(course, submission, puzzle_ids, seed, settings, hidden, hidden_seed, workers)
+    return grade_read(course, submission, puzzle_ids, seed, settings, hidden, hidden_seed, workers, performance)
 
 
 def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
-               workers=1):
+               workers=1, performance=False):
     """Grade a Submission already read from the file system (on whatever machine: a class's cluster sends
     it with the task); the arguments are grade_submission's."""
     loaded = load_read(submission, course, puzzle_ids, settings)
@@ -50,18 +52,19 @@ def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hi
     puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
                for pid in sources}
     graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings, hidden=hidden,
-                           puzzles=puzzles, workers=workers)
+                           puzzles=puzzles, workers=workers, performance=performance)
     return GradeReport([_result(course.puzzle(pid), item, graded.get(pid)) for pid, item in loaded.items()],
                        sandbox_kind(), sandbox_description(settings))
 
 
-def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None):
+def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None,
+                 performance=False):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
     loaded = load_live(kernel, puzzle, settings)
     graded = {}
     if loaded.status == "found":
         graded = grade_sources(course, {puzzle.id: loaded.source}, seed, settings, puzzles={puzzle.id: puzzle},
-                               pictures=pictures, progress=progress)
+                               pictures=pictures, progress=progress, performance=performance)
     return _result(puzzle, loaded, graded.get(puzzle.id))
 
 
@@ -75,25 +78,30 @@ def _result(puzzle, loaded, graded):
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
-                  workers=1):
+                  workers=1, performance=False):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
     mapping it to its puzzle), run in sandboxed workers (each restarted if it dies).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
     `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once, each on
-    its share of the sources (one submission's: a class grades its students in parallel instead).
+    its share of the sources (one submission's: a class grades its students in parallel instead). `performance`:
+    profile each puzzle with a benchmark at its size too, and estimate a passing kernel's speed on a GPU (or a
+    {puzzle id: configuration} to profile those configurations instead of the first the kernel declares).
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
     cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in sources}
     ids = {key: f"job{index}" for index, key in enumerate(sources)}  # the worker's file names: nothing of the key
     keys = {job_id: key for key, job_id in ids.items()}
-    jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings) for key in sources}
+    jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings, performance) for key in sources}
+    shared = {"course": course.path.read_text(), "course_path": str(course.path)} \
+        if any("profile" in request for request in jobs.values()) else None
     report = progress and (lambda job_id, done: progress(keys[job_id], done))
 
     def run_share(share):
         with warm_worker(settings, hidden) as warm:
             scratch = warm.folder()
-            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report, warm=warm)
+            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report, warm=warm,
+                                 shared=shared)
             outcomes = {}
             for key in share:
                 if ids[key] in endings:
@@ -119,7 +127,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         elif isinstance(outcome, MalformedResult):
             graded[key] = _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
         else:
-            graded[key] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures)
+            graded[key] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance)
     return graded
 
 
@@ -130,7 +138,7 @@ def _error(puzzle, kind, message):
     return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[Diagnostic(kind, message)])
 
 
-def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
+def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, performance=False):
     if outcome["compile"]:
         diagnostics = [Diagnostic("compile", _compile_message(puzzle, source, problem))
                        for problem in outcome["compile"]]
@@ -138,8 +146,12 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None):
     case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings, pictures)
                     for index, runs in enumerate(outcome["cases"])]
     passed = all(r.status == "pass" for r in case_results)
-    return PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
-                        puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
+    result = PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
+                          puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
+    if passed and "profile" in outcome:
+        chosen = performance.get(puzzle.id) if isinstance(performance, dict) else None
+        result.performance = estimate(puzzle, source.params, outcome["profile"], chosen=chosen).to_dict()
+    return result
 
 
 def score(puzzle, case_results):

@@ -23,10 +23,17 @@ class MalformedResult(Exception):
     """The worker's result does not answer its job: the worker was broken or tampered with."""
 
 
-def job(key, puzzle, source, cases, settings):
-    """The request for one puzzle: the rebuilt modules, and each case's tensors and launches."""
-    return {"id": key, "kernel": source.kernel, "modules": dict(source.modules), "puzzle_params": list(puzzle.params),
-            "targets": list(settings.compile_targets), "cases": [case_payload(puzzle, case) for case in cases]}
+def job(key, puzzle, source, cases, settings, profile=False):
+    """The request for one puzzle: the rebuilt modules, and each case's tensors and launches; with `profile` (True,
+    or {puzzle id: the configuration to profile}), the performance stage's run at the benchmark size too."""
+    request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
+               "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
+               "cases": [case_payload(puzzle, case) for case in cases]}
+    if profile and puzzle.benchmark is not None:
+        request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
+                              "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
+                              "seconds": settings.profile_timeout_s}
+    return request
 
 
 def case_payload(puzzle, case):
@@ -73,7 +80,57 @@ def check_outcome(outcome, request, cases, settings):
     runs = check_runs(outcome.get("cases"), cases, [payload["orders"] for payload in request["cases"]], settings,
                       request["modules"])
     checked["cases"] = [{"runs": case_runs} for case_runs in runs]
+    if "profile" in request and outcome.get("profile") is not None:
+        checked["profile"] = check_profile(outcome["profile"])
     return checked
+
+
+def check_profile(profile):
+    """The performance stage's counters (traffic.py), checked field by field."""
+    _expect(isinstance(profile, dict), "the profile is not a mapping")
+    configs = profile.get("configs")
+    _expect(isinstance(configs, list) and len(configs) <= 64, "the profile's configurations are not a list")
+    if "error" in profile:
+        return {"configs": configs, "error": _text(profile["error"], 500)}
+    programs = profile.get("programs")
+    _expect(isinstance(programs, list) and 1 <= len(programs) <= 3 and
+            all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
+    checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
+               "resources": _resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
+               "sites": [], "dots": [], "unique": []}
+    for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
+                               ("unique", ("bytes",), 64)):
+        entries = profile.get(key)
+        _expect(isinstance(entries, list) and len(entries) <= limit, f"the profile's {key} are malformed")
+        for entry in entries:
+            _expect(isinstance(entry, dict), f"one of the profile's {key} is not a mapping")
+            item = {name: _int(entry.get(name), 0) for name in fields}
+            for name in ("line",):
+                if key != "unique":
+                    _expect(entry.get(name) is None or type(entry.get(name)) is int, "a line is not a number")
+                    item[name] = entry.get(name)
+            if key != "dots":
+                _expect(entry.get("access") in ACCESSES, "an access of an unknown kind")
+                item["access"] = entry["access"]
+                item["tensor"] = _text(entry.get("tensor"), 64)
+            else:
+                for name in ("a", "b", "precision"):
+                    item[name] = _text(entry.get(name), 64)
+            checked[key].append(item)
+    return checked
+
+
+SITE_COUNTS = ("executions", "lanes", "bytes", "sectors", "ideal_sectors", "requests")
+
+
+def _resources(resources):
+    _expect(isinstance(resources, dict), "the profile's resources are not a mapping")
+    if "error" in resources:
+        return {"error": _text(resources["error"], 500)}
+    registers = resources.get("registers")
+    return {"registers": None if registers is None else _int(registers, 0, 256),
+            "spills": _int(resources.get("spills", 0), 0), "shared": _int(resources.get("shared", 0), 0, 2 ** 24),
+            "num_warps": _int(resources.get("num_warps"), 1, 33)}
 
 
 def check_runs(returned, cases, orders, settings, modules=()):

@@ -1,6 +1,8 @@
 """Render a GradeReport: a readable table with the diagnostics of what failed, or JSON for tools."""
 import json
 
+from .performance import summary
+
 FAILING_CASES_SHOWN = 3
 
 
@@ -21,6 +23,11 @@ def to_text(report, title=""):
     for puzzle in report.puzzles:
         if puzzle.status not in ("pass", "missing"):
             lines += [""] + _puzzle_details(puzzle)
+    estimated = [p for p in report.puzzles if p.performance]
+    if estimated:
+        lines += ["", "How fast would it be? (estimated on the CPU; `triton-course bench` measures it on a GPU)"]
+        for puzzle in estimated:
+            lines += [f"{puzzle.id}: " + "\n".join(summary(puzzle.performance))]
     noted = [p for p in report.puzzles if p.notes]
     if noted:
         lines += [""] + [f"{p.id}: {note}" for p in noted for note in p.notes]
@@ -41,6 +48,9 @@ def puzzle_text(puzzle):
     width = max((len(c.name) for c in puzzle.cases), default=0)
     lines += [f"  {c.status:4}  {c.name.ljust(width)}  {c.description}" for c in puzzle.cases]
     lines += [f"  note: {note}" for note in puzzle.notes]
+    if puzzle.performance:
+        lines += ["  how fast would it be? " + summary(puzzle.performance)[0]]
+        lines += ["  " + line for line in summary(puzzle.performance)[1:]]
     if puzzle.status != "pass":
         lines += [""] + _puzzle_details(puzzle)[1:]
     return "\n".join(lines)

@@ -63,6 +63,7 @@ class PuzzleResult:
     cases: list = field(default_factory=list)
     diagnostics: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # what the report says besides the verdict: files ignored, ...
+    performance: dict = None  # how fast a passing kernel would run on a GPU (performance.Performance.to_dict)
 
     def __post_init__(self):
         assert self.status in STATUSES, self.status

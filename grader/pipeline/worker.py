@@ -21,6 +21,8 @@ import torch
 
 from .cases import Buffer
 from .compile_check import compile_kernel, compile_problems, trace_kernel
+from .configs import read_configs
+from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
 from .load.module import MAIN
@@ -82,21 +84,57 @@ class KernelModules:
         return next((name for name, path in self.paths.items() if str(path) == str(filename)), None)
 
 
-def run_puzzle(job, directory):
-    """Compile the job's kernel; if it compiles, run every case. Returns plain data (tensors, numbers, strings)."""
+def run_puzzle(job, directory, course=None):
+    """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
+    profile it (traffic.py). Returns plain data (tensors, numbers, strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
-    problems = compile_problems(modules, job["kernel"], launches, job["targets"])
+    plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
+    benchmark = (PROFILE_TARGET, plan.args, plan.config) if isinstance(plan, Plan) else None
+    problems, resources = compile_problems(modules, job["kernel"], launches, job["targets"], benchmark)
     if problems:
         return {"compile": problems, "cases": []}
-    kernel = getattr(modules.load(), job["kernel"])
+    kernel = getattr(modules.load(), job["kernel"])  # last: the modules interpreting() points at Triton's interpreter
     cases = []
     with interpreting([vars(module) for module in modules.loaded.values()]):
         for case in job["cases"]:
             cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
                                    for order in case["orders"]]})
             (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
-    return {"compile": [], "cases": cases}
+    outcome = {"compile": [], "cases": cases}
+    if plan is not None and not any(run["error"] for case in cases for run in case["runs"]):
+        outcome["profile"] = _profile(kernel, plan, resources, modules, job["profile"]["seconds"])
+    return outcome
+
+
+PROFILE_TARGET = 90  # the GPU stage's machines
+
+
+def _plan(job, modules, kernel, course):
+    """The profile's Plan, or {"configs", "error"} when the launch cannot be made."""
+    puzzle = course.puzzle(job["profile"]["puzzle"])
+    configs = []
+    try:
+        if job["profile"]["configs"] is not None:
+            configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
+                                   [job["kernel"], puzzle.kernel])
+        plan = Plan(kernel, puzzle, configs, job["profile"].get("config"))
+    except Exception as error:
+        return {"configs": configs, "error": f"{type(error).__name__}: {error}"[:500]}
+    plan.configs = configs
+    return plan
+
+
+def _profile(kernel, plan, resources, modules, seconds):
+    """The performance stage's counters, or {"configs", "error": why there are none}."""
+    if not isinstance(plan, Plan):
+        return plan
+    try:
+        return {"configs": plan.configs, **profile(kernel, plan, resources, modules.files, seconds)}
+    except ProfileError as error:
+        return {"configs": plan.configs, "error": str(error)}
+    except Exception as error:  # the kernel's own failure at the benchmark size: the grader says so, nothing more
+        return {"configs": plan.configs, "error": f"{type(error).__name__}: {error}"[:500]}
 
 
 def _safe(key):
@@ -182,9 +220,13 @@ def main(request_path, results):
     warnings.simplefilter("ignore")  # Triton's notices are noise in a student's report
     request = torch.load(request_path, weights_only=True)
     results = Path(results)
+    course = None
+    if "course" in request:  # the performance stage needs the puzzles' benchmarks
+        from ..course import load_course
+        course = load_course(request["course_path"], text=request["course"])
     for job in request["puzzles"]:
         (results / f"{job['id']}.started").touch()
-        outcome = run_puzzle(job, results)
+        outcome = run_puzzle(job, results, course)
         torch.save(outcome, results / f"{job['id']}.partial")
         (results / f"{job['id']}.partial").rename(results / f"{job['id']}.pt")
 

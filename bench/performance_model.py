@@ -1,0 +1,220 @@
+"""How good is the CPU's estimate of a kernel's speed? Predicted (the check's performance stage) against measured
+(the GPU stage), on the reference solutions, the fair-grading alternatives and deliberately slow variants.
+
+  python bench/performance_model.py measure OUT.json [FIRST]  on a GPU machine: GPU constants, then `bench` on every
+                                                        kernel of the corpus (grouped into folders of one kernel
+                                                        per puzzle, so one GPU-stage run times ten puzzles)
+  python bench/performance_model.py constants           on a GPU machine: what performance.py's GPU table needs
+  python bench/performance_model.py predict OUT.json    anywhere: the check's estimate of each measured kernel,
+                                                        with the configuration the GPU stage chose, then the
+                                                        table and its totals in bench/results/
+
+The corpus: solutions/, bench/variants/<puzzle>/*.py (slow in one named way each) and the first ALTERNATIVES of
+tests/alternatives/<puzzle>/. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
+rank correlation >= 0.9 of variants by time; matmul and attention >= 0.8.
+"""
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+ALTERNATIVES = 4
+COMPUTE_BOUND = ("matmul", "matmul_epilogue", "attention", "causal_attention")
+
+
+def corpus(course):
+    """{puzzle id: [kernel files]} of every benchmarked puzzle."""
+    files = {}
+    for puzzle in course.puzzles:
+        if puzzle.benchmark is None:
+            continue
+        found = [ROOT / puzzle.solution] + sorted((ROOT / "bench" / "variants" / puzzle.id).glob("*.py"))
+        found += sorted((ROOT / "tests" / "alternatives" / puzzle.id).glob("*.py"))[:ALTERNATIVES]
+        files[puzzle.id] = found
+    return files
+
+
+def gpu_constants():
+    """What performance.py's GPU table needs beyond the GPU stage's own measurements, measured here: the L2's
+    read bandwidth, a round of loads' latency in a loop, and what a program costs beyond its loads."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def sum_rotating_chunks(x_ptr, out_ptr, chunk, rounds, programs, BLOCK: tl.constexpr):
+        # Each round a program reads another program's chunk, bypassing its SM's L1 (.cg): the L2 serves it.
+        total = tl.zeros([BLOCK], tl.float32)
+        for r in range(rounds):
+            start = ((tl.program_id(0) + r * 7) % programs) * chunk
+            for offset in range(0, chunk, BLOCK):
+                total += tl.load(x_ptr + start + offset + tl.arange(0, BLOCK), cache_modifier=".cg")
+        tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), total)
+
+    @triton.jit
+    def strided_rounds(x_ptr, out_ptr, rounds, stride, BLOCK: tl.constexpr):
+        # One round trip per iteration (no software pipelining with num_stages=1), each to a new part of DRAM.
+        total = tl.zeros([BLOCK], tl.float32)
+        for r in range(rounds):
+            total += tl.load(x_ptr + tl.program_id(0) * BLOCK + r * stride + tl.arange(0, BLOCK))
+        tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), total)
+
+    @triton.jit
+    def one_store(out_ptr, BLOCK: tl.constexpr):
+        tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32))
+
+    def seconds(fn, repeats=10):
+        fn()
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeats):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end) / 1e3 / repeats
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    programs, chunk, rounds = sms * 16, 4096, 32  # 34 MiB of float32, read 32 times from the L2
+    x = torch.randn(programs * chunk, device="cuda")
+    out = torch.empty(2 ** 25, device="cuda")
+    l2 = programs * chunk * 4 * rounds / seconds(
+        lambda: sum_rotating_chunks[(programs,)](x, out, chunk, rounds, programs, BLOCK=1024, num_warps=4))
+    resident = sms * 32  # one-warp programs: 32 fit on an SM
+    big = torch.randn(2 ** 28, device="cuda")  # 1 GiB: every round reads fresh DRAM
+    steps = 256
+    # Every SM full of one-warp programs, each loading 128 bytes a round: what a round of a loop costs at full
+    # occupancy (performance.py's round_s).
+    latency = seconds(lambda: strided_rounds[(resident,)](big, out, steps, resident * 32, BLOCK=32, num_warps=1,
+                                                          num_stages=1)) / steps
+    many = 2 ** 20
+    overhead = seconds(lambda: one_store[(many,)](out, BLOCK=32, num_warps=1)) * resident / many
+    return {"l2_read_bandwidth": l2, "round_latency_s": latency, "program_overhead_s": overhead,
+            "device": torch.cuda.get_device_name()}
+
+
+def measure(out_path, first_folder=0):
+    from grader.course import load_course
+    from grader.gpu.bench import bench_submission
+
+    course = load_course()
+    files = corpus(course)
+    results = {"constants": gpu_constants(), "kernels": []}
+    print(json.dumps(results["constants"]), flush=True)
+    Path(out_path).write_text(json.dumps(results, indent=1))
+    for index in range(first_folder, max(len(found) for found in files.values())):
+        with tempfile.TemporaryDirectory() as folder:
+            chosen = {pid: found[index] for pid, found in files.items() if index < len(found)}
+            for pid, path in chosen.items():
+                shutil.copy(path, Path(folder) / f"{pid}.py")
+            started = time.time()
+            for result in bench_submission(course, folder, list(chosen), student=f"corpus{index}")["puzzles"]:
+                timing = (result.get("timings") or [None])[0]
+                results["kernels"].append({"puzzle": result["id"], "file": str(chosen[result["id"]].relative_to(ROOT)),
+                                           "status": result["status"], "reason": result.get("reason"),
+                                           "config": timing and timing["config"], "time_s": timing and timing["time_s"]})
+            print(f"folder {index}: {len(chosen)} kernels in {time.time() - started:.0f} s", flush=True)
+            Path(out_path).write_text(json.dumps(results, indent=1))
+
+
+def predict(measured_path):
+    from grader.course import load_course
+    from grader.pipeline.grade import grade_submission
+
+    course = load_course()
+    measured = json.loads(Path(measured_path).read_text())
+    rows = []
+    for kernel in measured["kernels"]:
+        if kernel["status"] != "pass" or not kernel["time_s"]:
+            continue
+        report = grade_submission(course, ROOT / kernel["file"], [kernel["puzzle"]],
+                                  performance={kernel["puzzle"]: kernel["config"]})
+        result = report.puzzles[0]
+        performance = result.performance or {}
+        rows.append({**kernel, "predicted_s": performance.get("predicted_s"), "bound": performance.get("bound"),
+                     "advice": performance.get("advice"), "error": performance.get("error") or
+                     (None if performance else f"the check says {result.status}")})
+        print(kernel["file"], kernel["time_s"], rows[-1]["predicted_s"], flush=True)
+    return rows
+
+
+def spearman(xs, ys):
+    def ranks(values):
+        order = sorted(range(len(values)), key=values.__getitem__)
+        result = [0.0] * len(values)
+        for rank, i in enumerate(order):
+            result[i] = rank
+        return result
+    rx, ry = ranks(xs), ranks(ys)
+    n = len(xs)
+    mx, my = sum(rx) / n, sum(ry) / n
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    var = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+    return cov / var if var else float("nan")
+
+
+def table(measured_path, rows):
+    measured = json.loads(Path(measured_path).read_text())
+    runs = json.loads((ROOT / "bench" / "results" / "gpu-constants-h100.json").read_text())["runs"]
+    constants = {"device": runs[0]["device"]}
+    CONSTANTS = "; ".join(
+        f"{label} {', '.join(format(run[key] * scale, '.2f') for run in runs)} {unit}" for label, key, scale, unit in (
+            ("L2 read bandwidth", "l2_read_bandwidth", 1e-12, "TB/s"), ("a round of loads", "round_latency_s", 1e6, "us"),
+            ("a wave of programs", "program_overhead_s", 1e6, "us")))
+    lines = ["# Predicted on the CPU against measured on the GPU", "",
+             f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
+             f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, two runs "
+             f"(gpu-constants-h100.json; performance.py's table): {CONSTANTS}. Predicted: the check's performance "
+             "stage for an H100, on this machine, with the configuration the GPU stage chose (the fastest of the "
+             "kernel's). Raw data: performance-model-h100.json.", "",
+             "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
+    totals = []
+    for puzzle in dict.fromkeys(r["puzzle"] for r in rows):
+        mine = [r for r in rows if r["puzzle"] == puzzle and r["predicted_s"]]
+        for r in mine:
+            error = r["predicted_s"] / r["time_s"] - 1
+            config = r["config"] or {}
+            shown = ", ".join(f"{k}={v}" for k, v in config.get("kwargs", {}).items())
+            shown += f", {config.get('num_warps', '-')} warps"
+            lines.append(f"| {puzzle} | {Path(r['file']).stem} | {shown} | {r['time_s'] * 1e6:.0f} us | "
+                         f"{r['predicted_s'] * 1e6:.0f} us | {error:+.0%} | {r['bound']} |")
+        if len(mine) >= 2:
+            errors = [abs(r["predicted_s"] / r["time_s"] - 1) for r in mine]
+            totals.append((puzzle, len(mine), statistics.median(errors),
+                           spearman([r["time_s"] for r in mine], [r["predicted_s"] for r in mine])))
+    lines += ["", "## Totals", "", "| puzzle | kernels | median error | Spearman | target |", "|---|---:|---:|---:|---|"]
+    for puzzle, count, error, rho in totals:
+        target = "Spearman >= 0.8" if puzzle in COMPUTE_BOUND else "median error <= 25%, Spearman >= 0.9"
+        lines.append(f"| {puzzle} | {count} | {error:.0%} | {rho:.2f} | {target} |")
+    memory = [r for r in rows if r["puzzle"] not in COMPUTE_BOUND and r["predicted_s"]]
+    if memory:
+        lines += ["", f"Memory-bound puzzles together: median error "
+                      f"{statistics.median(abs(r['predicted_s'] / r['time_s'] - 1) for r in memory):.0%}, Spearman "
+                      f"{spearman([r['time_s'] for r in memory], [r['predicted_s'] for r in memory]):.2f} "
+                      f"over {len(memory)} kernels."]
+    skipped = [r for r in rows if not r["predicted_s"]]
+    lines += [f"", "Not predicted: " + ("; ".join(f"{r['file']}: {r['error']}" for r in skipped) or "none") + "."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    mode, path = sys.argv[1], (sys.argv[2:] or [None])[0]
+    if mode == "constants":
+        print(json.dumps(gpu_constants()))
+    elif mode == "measure":  # a third argument: the first folder to measure (a run cut short goes on from there)
+        measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    elif mode == "table":  # the table again from the last predictions
+        rows = json.loads((ROOT / "bench" / "results" / "performance-model-h100.json").read_text())["predicted"]
+        print(table(path, rows))
+    else:
+        rows = predict(path)
+        results = ROOT / "bench" / "results"
+        (results / "performance-model-h100.json").write_text(json.dumps(
+            {"measured": json.loads(Path(path).read_text()), "predicted": rows}, indent=1))
+        (results / "performance-model-h100.md").write_text(table(path, rows))
+        print((results / "performance-model-h100.md").read_text())

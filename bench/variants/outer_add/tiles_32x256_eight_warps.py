@@ -1,0 +1,16 @@
+"""A good configuration: 32x256 tiles on 8 warps, rows of 1 KB stored in 128-bit stores,
+32 elements per thread and 32768 programs."""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_M": 32, "BLOCK_N": 256}, num_warps=8)], key=["M", "N"])
+@triton.jit
+def outer_add_kernel(x_ptr, y_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + rows, mask=rows < M)
+    y = tl.load(y_ptr + cols, mask=cols < N)
+    tile = x[:, None] + y[None, :]
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], tile, mask=mask)

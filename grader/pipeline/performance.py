@@ -1,0 +1,331 @@
+"""How fast would it be? The performance stage's estimate, made on the CPU from the counters the sandboxed worker
+recorded (traffic.py) and the compile for sm_90, for a chosen GPU.
+
+The model is a roofline with four ceilings, each from a counter the interpreter saw:
+  memory      the bytes that must come from DRAM (each tensor once, at the read and write bandwidths; a row read
+              again once the L2 no longer holds it; whole sectors for a store that fills only part of each),
+  requests    the 32-byte sectors every warp request asks of the L2 (an uncoalesced walk, a tensor read three
+              times, a spilled tile), at the L2's bandwidth,
+  latency     each round of loads in a program's loop costs a round trip, and each program its start and end;
+              only so many programs fit on an SM at once (registers, shared memory, warps),
+  compute     the tl.dot flops at the rate of their operands (tensor cores for float16, CUDA cores for a
+              float32 dot in IEEE precision), the exponentials at the special-function units' rate.
+The estimate is the highest ceiling plus the launch. What would make the largest difference, in time, is said
+in words the student can act on. The GPUs' figures are what the GPU stage measured where we have run it
+(bench/results/), the datasheet otherwise.
+"""
+import math
+from dataclasses import asdict, dataclass, field
+
+from .traffic import launch_config
+
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    sms: int
+    clock_hz: float
+    read_bandwidth: float  # bytes/s from DRAM, measured (a sum over a large tensor)
+    write_bandwidth: float  # bytes/s to DRAM, measured (a fill)
+    l2_bandwidth: float  # bytes/s between the SMs and the L2
+    round_s: float  # a round of loads in a loop, every SM full of programs
+    program_s: float  # what a wave of programs costs beyond its loads (starting, storing, retiring)
+    float16_dot: float  # flops/s of a float16 matmul (torch.matmul, measured)
+    tf32_dot: float
+    float32_fma: float  # flops/s of float32 FMA on the CUDA cores
+    l2_bytes: int
+    special_per_sm_clock: int  # exponentials per SM per clock (the special-function units)
+    registers_per_sm: int = 65536
+    warps_per_sm: int = 64
+    programs_per_sm: int = 32
+    shared_per_sm: int = 233472
+    source: str = ""
+
+
+# The H100's bandwidths and matmul rate: bench/results/roofline-h100.json (the GPU stage, an H100 80GB HBM3).
+# The H200's: bench/results/gpu_reference.md. The L2's bandwidth, a round's and a wave's cost: measured on the
+# H100 (bench/performance_model.py constants, in bench/results/performance-model-h100.md), assumed the same on
+# the others. The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
+GPUS = {
+    "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 2.56e-6, 736e12, 368e12, 50e12, 50 * 2 ** 20, 16,
+                source="bandwidths and the float16 matmul rate measured by the GPU stage on an H100 80GB HBM3"),
+    "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 2.56e-6, 717e12, 358e12, 48e12, 50 * 2 ** 20, 16,
+                source="copy bandwidth and float16 matmul rate measured by the GPU stage on an H200"),
+    "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 2.56e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
+                shared_per_sm=167936, source="datasheet (2.04 TB/s, 312 TFLOP/s float16) at 90% of it"),
+}
+DEFAULT_GPU = "H100"
+LAUNCH_S = 3e-6
+SECTOR = 32
+WARP = 32
+FLOAT16_TYPES = ("fp16", "bf16", "fp8")
+MMA_V2_SHARE = 0.6  # of the float16 rate, a tl.dot that cannot use the H100's warpgroup MMA (wgmma) reaches
+CEILINGS = ("memory", "requests", "latency", "compute")
+L2_SHARE = 0.5  # of the L2, what data read again can count on finding there (the rest is other data in flight)
+L1_BYTES = 64 * 1024  # a tensor this small, read by every program, is served by each SM's L1 after its first read
+
+
+@dataclass
+class Performance:
+    gpu: str
+    sizes: dict
+    config: dict
+    programs: int
+    predicted_s: float
+    roofline_s: float
+    bound: str  # the highest ceiling: memory | requests | latency | compute
+    ceilings: dict  # ceiling -> seconds
+    occupancy: dict  # programs per SM and what limits them, registers, spills, shared memory
+    tensors: list  # per tensor: bytes read and written (whole kernel), the least, times read
+    accesses: list  # per load and store: line, tensor, sectors per request against the fewest
+    dots: list
+    advice: list = field(default_factory=list)
+    error: str = None
+
+    @property
+    def fraction(self):
+        return self.roofline_s / self.predicted_s if self.predicted_s else None
+
+    def to_dict(self):
+        return {**asdict(self), "fraction": self.fraction}
+
+
+def unavailable(puzzle, gpu, message):
+    return Performance(GPUS[gpu].name, dict(puzzle.benchmark.sizes[0]), {}, 0, 0.0, 0.0, "", {}, {}, [], [], [],
+                       error=message)
+
+
+def estimate(puzzle, params, profile, gpu=DEFAULT_GPU, chosen=None):
+    """The Performance of a kernel (its parameters `params`) from its checked profile (protocol.check_profile), made
+    with the configuration `chosen` if the profile was (traffic.launch_config)."""
+    spec = GPUS[gpu]
+    sizes = dict(puzzle.benchmark.sizes[0])
+    if "error" in profile:
+        return unavailable(puzzle, gpu, f"the kernel could not be profiled at the benchmark size: {profile['error']}")
+    config = launch_config(puzzle, profile["configs"], params, chosen)
+    from .compile_check import benchmark_launch
+    tensors, _, grid = benchmark_launch(puzzle, config, sizes)
+    programs = math.prod(grid)
+    scale = programs / len(profile["programs"])  # the sampled programs stand for the whole grid
+    resources = profile["resources"]
+    if "error" in resources:
+        return unavailable(puzzle, gpu, f"the GPU compiler rejects the benchmark's launch: {resources['error']}")
+    counts = _counts(puzzle, tensors, profile, scale, sizes)
+    occupancy = _occupancy(spec, resources, config)
+    ceilings = _ceilings(spec, counts, occupancy, programs, resources, config)
+    predicted = max(ceilings.values()) + LAUNCH_S
+    roofline = _roofline(spec, puzzle, sizes, counts)
+    performance = Performance(spec.name, sizes, config, programs, predicted, roofline, max(ceilings, key=ceilings.get),
+                              ceilings, occupancy, counts["tensors"], counts["accesses"], counts["dots"])
+    performance.advice = _advice(spec, counts, occupancy, programs, resources, config, ceilings, predicted)
+    return performance
+
+
+def _counts(puzzle, tensors, profile, scale, sizes):
+    """Whole-kernel counts, from the sampled programs'."""
+    roles = {t.name: t.role for t in puzzle.tensors}
+    per_tensor = {name: {"name": name, "role": roles.get(name, "input"),
+                         "bytes": tensor.numel() * tensor.element_size(), "read": 0.0, "written": 0.0,
+                         "read_distinct": 0.0, "written_distinct": 0.0, "lines": set(), "store_sectors": 0.0}
+                  for name, tensor in tensors.items()}
+    accesses = []
+    for site in profile["sites"]:
+        if site["tensor"] not in per_tensor:
+            continue
+        entry = per_tensor[site["tensor"]]
+        entry["read" if site["access"] == "load" else "written"] += site["bytes"] * scale
+        if site["access"] != "load":
+            entry["store_sectors"] += site["sectors"] * SECTOR * scale
+        entry["lines"].add(site["line"])
+        accesses.append({"line": site["line"], "access": site["access"], "tensor": site["tensor"],
+                         "bytes": site["bytes"] * scale, "l2_bytes": site["sectors"] * SECTOR * scale,
+                         "sectors_per_request": site["sectors"] / max(site["requests"], 1),
+                         "ideal_per_request": site["ideal_sectors"] / max(site["requests"], 1),
+                         "executions_per_program": site["executions"] / scale_count(profile)})
+    for unique in profile["unique"]:
+        if unique["tensor"] in per_tensor:
+            key = "read_distinct" if unique["access"] == "load" else "written_distinct"
+            per_tensor[unique["tensor"]][key] += unique["bytes"] * scale
+    tensors_out = []
+    for entry in per_tensor.values():
+        entry["lines"] = sorted(line for line in entry.pop("lines") if line is not None)
+        # Each program reads its own part `times_read` times; `shared_by` programs read each element.
+        entry["times_read"] = entry["read"] / entry["read_distinct"] if entry["read_distinct"] else 0.0
+        entry["shared_by"] = entry["read_distinct"] / entry["bytes"] if entry["bytes"] else 0.0
+        entry["write_sectors"] = max(1.0, entry.pop("store_sectors") / entry["written"]) if entry["written"] else 1.0
+        tensors_out.append(entry)
+    dots = [{**dot, "flops": 2 * dot["m"] * dot["n"] * dot["k"] * dot["executions"] * scale}
+            for dot in profile["dots"]]
+    return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
+            "special": profile.get("special", 0) * scale,
+            "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
+                          default=1.0)}
+
+
+def scale_count(profile):
+    return len(profile["programs"])
+
+
+def _occupancy(spec, resources, config):
+    """Programs that fit on one SM at once, and what limits them."""
+    warps = resources["num_warps"]
+    limits = {"programs": spec.programs_per_sm, "warps": spec.warps_per_sm // warps}
+    if resources.get("registers"):
+        per_warp = math.ceil(resources["registers"] * WARP / 256) * 256  # registers are allocated per warp, by 256
+        limits["registers"] = spec.registers_per_sm // (per_warp * warps)
+    if resources.get("shared"):
+        limits["shared memory"] = spec.shared_per_sm // (resources["shared"] + 1024)
+    limited_by = min(limits, key=limits.get)
+    return {"programs_per_sm": max(limits[limited_by], 0), "limited_by": limited_by,
+            "registers": resources.get("registers"), "spills": resources.get("spills", 0),
+            "shared": resources.get("shared", 0), "num_warps": warps}
+
+
+def _ceilings(spec, counts, occupancy, programs, resources, config):
+    resident = max(occupancy["programs_per_sm"], 0)
+    concurrent = min(programs, spec.sms * resident) if resident else 0
+    # A program reading its part again finds it in the L2 while what the programs running at once read fits there.
+    working_set = concurrent * sum(t["read_distinct"] for t in counts["tensors"]) / max(programs, 1)
+    missed = max(0.0, 1 - L2_SHARE * spec.l2_bytes / working_set) if working_set else 0.0
+    read = sum(min(t["read_distinct"], t["bytes"]) + (t["read"] - t["read_distinct"]) * missed
+               for t in counts["tensors"])
+    # A store that fills only part of each 32-byte sector, to a tensor larger than the L2 can hold, has the sector
+    # written back before its neighbours fill the rest: DRAM writes whole sectors.
+    written = sum(min(t["written"], t["bytes"]) * (t["write_sectors"] if t["bytes"] > L2_SHARE * spec.l2_bytes else 1)
+                  for t in counts["tensors"])
+    threads = occupancy["num_warps"] * WARP
+    spill_bytes = 2 * occupancy["spills"] * threads * programs * counts["rounds"]  # stored, then loaded back
+    small = {t["name"]: t["bytes"] * spec.sms for t in counts["tensors"] if t["bytes"] <= L1_BYTES}
+    l2 = spill_bytes
+    for access in counts["accesses"]:  # a small tensor every program reads stays in each SM's L1 after its first read
+        l2 += min(access["l2_bytes"], small.get(access["tensor"], math.inf))
+    waves = programs / concurrent if concurrent else math.inf
+    compute = 0.0
+    for dot in counts["dots"]:
+        compute += dot["flops"] / _dot_rate(spec, dot, occupancy)
+    compute += counts["special"] / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
+    return {"memory": read / spec.read_bandwidth + written / spec.write_bandwidth,
+            "requests": l2 / spec.l2_bandwidth,
+            "latency": waves * (counts["rounds"] * spec.round_s + spec.program_s),
+            "compute": compute}
+
+
+def _dot_rate(spec, dot, occupancy):
+    operands = (dot["a"], dot["b"])
+    if all(o.startswith(FLOAT16_TYPES) for o in operands):
+        rate = spec.float16_dot
+    elif "TF32" in dot["precision"].upper() and "X3" not in dot["precision"].upper():
+        rate = spec.tf32_dot
+    else:
+        return spec.float32_fma
+    if occupancy["num_warps"] % 4 or dot["m"] < 64:  # no warpgroup MMA: the older mma.sync path
+        rate *= MMA_V2_SHARE
+    return rate
+
+
+def _roofline(spec, puzzle, sizes, counts):
+    """The least time any kernel needs: the puzzle's least bytes (its benchmark's) at the read/write mix, or its
+    flops at the float16 matmul rate."""
+    benchmark = puzzle.benchmark
+    itemsize = {"float16": 2, "bfloat16": 2, "float32": 4}.get(benchmark.dtype, 4)
+    namespace = {**sizes, "itemsize": itemsize}
+    memory = compute = 0.0
+    if benchmark.bytes is not None:
+        least = float(benchmark.bytes(namespace))
+        written = sum(t["bytes"] for t in counts["tensors"] if t["role"] == "output")
+        written = min(written, least)
+        memory = (least - written) / spec.read_bandwidth + written / spec.write_bandwidth
+    if benchmark.flops is not None:
+        compute = float(benchmark.flops(namespace)) / spec.float16_dot
+    return max(memory, compute)
+
+
+def _advice(spec, counts, occupancy, programs, resources, config, ceilings, predicted):
+    """The one or two things that cost most, in words, largest first: each fix's estimated time saved."""
+    found = []
+
+    def saving(**changes):
+        changed = _ceilings(spec, {**counts, **changes.get("counts", {})}, changes.get("occupancy", occupancy),
+                            programs, resources, config)
+        return predicted - (max(changed.values()) + LAUNCH_S)
+
+    for access in counts["accesses"]:
+        ratio = access["sectors_per_request"] / max(access["ideal_per_request"], 1e-9)
+        if ratio >= 1.5:
+            fixed = [dict(a, l2_bytes=a["l2_bytes"] / ratio) if a is access else a for a in counts["accesses"]]
+            whole = [dict(t, write_sectors=1.0) if t["name"] == access["tensor"] and access["access"] != "load" else t
+                     for t in counts["tensors"]]
+            found.append((saving(counts={"accesses": fixed, "tensors": whole}), (
+                f"the {access['access']}s of {access['tensor']} at line {access['line']} are not coalesced: each warp "
+                f"request touches {access['sectors_per_request']:.1f} sectors of 32 bytes where "
+                f"{access['ideal_per_request']:.1f} would hold the same bytes. Make neighbouring lanes (the last "
+                "axis of the block) read neighbouring addresses.")))
+    for tensor in counts["tensors"]:
+        if tensor["role"] != "output" and tensor["times_read"] >= 1.5:
+            once = dict(tensor, read=tensor["read_distinct"])
+            fewer = [dict(a, l2_bytes=a["l2_bytes"] / tensor["times_read"]) if a["tensor"] == tensor["name"] else a
+                     for a in counts["accesses"]]
+            lines = ", ".join(str(line) for line in tensor["lines"])
+            found.append((saving(counts={"accesses": fewer, "tensors": [once if t is tensor else t
+                                                                        for t in counts["tensors"]]}), (
+                f"each program reads its part of {tensor['name']} {tensor['times_read']:.1f} times "
+                f"(line{'s' if len(tensor['lines']) > 1 else ''} {lines}): after the first, each read comes from "
+                "the L2 at best. Read it once and keep it in registers.")))
+        elif tensor["role"] != "output" and counts["dots"] and tensor["shared_by"] >= 8 and \
+                max(ceilings, key=ceilings.get) == "requests":
+            found.append((ceilings["requests"] - max(v for k, v in ceilings.items() if k != "requests"), (
+                f"each element of {tensor['name']} is loaded by {tensor['shared_by']:.0f} programs, once per tile "
+                "that needs it: larger tiles load it fewer times (and a grouped program order keeps it in the L2).")))
+    if occupancy["spills"]:
+        found.append((saving(occupancy={**occupancy, "spills": 0}), (
+            f"ptxas spills {occupancy['spills']} bytes per thread to local memory: the blocks are too large for "
+            f"the registers of {occupancy['num_warps']} warps. Use smaller blocks or more warps.")))
+    for dot in counts["dots"]:
+        if not all(o.startswith(FLOAT16_TYPES) for o in (dot["a"], dot["b"])) and "TF32" not in dot["precision"]:
+            fast = [dict(d, a="fp16", b="fp16") if d is dot else d for d in counts["dots"]]
+            found.append((saving(counts={"dots": fast}), (
+                f"the tl.dot at line {dot['line']} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
+                "the CUDA cores, about 15 times slower than the tensor cores. Keep the float16 operands (accumulate "
+                "in float32).")))
+        elif dot["m"] < 64 or occupancy["num_warps"] % 4:
+            found.append((ceilings["compute"] * (1 - MMA_V2_SHARE) if max(ceilings, key=ceilings.get) == "compute"
+                          else 0.0, (
+                f"the tl.dot at line {dot['line']} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "
+                f"{occupancy['num_warps']} warps: an H100's warpgroup MMA needs tiles of at least 64 rows and a "
+                "multiple of 4 warps; smaller tiles also load every element more often.")))
+    if max(ceilings, key=ceilings.get) == "latency":
+        resident = occupancy["programs_per_sm"]
+        load_bytes = sum(a["bytes"] for a in counts["accesses"] if a["access"] == "load") / max(programs, 1)
+        if programs < spec.sms * max(resident, 1):
+            why = (f"only {programs} programs for the GPU's {spec.sms} SMs, which could run {resident} each: the "
+                   "blocks are so large that the grid leaves the GPU idle. Use smaller blocks.")
+        elif occupancy["limited_by"] in ("registers", "shared memory") and resident < 4:
+            why = (f"only {resident} program{'s' if resident != 1 else ''} fit on an SM at once, limited by "
+                   f"{occupancy['limited_by']}: too few loads in flight to hide the memory's latency.")
+        else:
+            why = (f"each program moves only {load_bytes / max(counts['rounds'], 1):.0f} bytes per round trip to "
+                   "memory: the blocks are too small to keep the memory busy. Make them larger (thousands of "
+                   "elements per program).")
+        found.append((ceilings["latency"] - max(v for k, v in ceilings.items() if k != "latency"), why))
+    found.sort(key=lambda item: -item[0])
+    return [f"{text} (about {_duration(saved)} of {_duration(predicted)})" for saved, text in found[:2]
+            if saved > 0.05 * predicted]
+
+
+def _duration(seconds):
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.0f} us"
+
+
+def summary(performance):
+    """Lines of text for a report, from a Performance's to_dict()."""
+    if performance["error"]:
+        return [f"performance: {performance['error']}"]
+    sizes = ", ".join(f"{k}={v}" for k, v in performance["sizes"].items())
+    lines = [f"on an {performance['gpu']} at {sizes}: about {_duration(performance['predicted_s'])}, "
+             f"{performance['fraction']:.0%} of the roofline ({_duration(performance['roofline_s'])}), bound by "
+             f"{BOUND_WORDS[performance['bound']]}"]
+    return lines + [f"  - {advice}" for advice in performance["advice"]]
+
+
+BOUND_WORDS = {"memory": "DRAM bandwidth", "requests": "the L2's bandwidth (memory requests)",
+               "latency": "memory latency (too few loads in flight)", "compute": "arithmetic"}

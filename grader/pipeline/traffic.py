@@ -1,0 +1,243 @@
+"""The work a kernel does at the GPU stage's size, recorded in the interpreter: the performance stage's counters.
+
+A correct kernel can still be slow, and most of why shows in its memory accesses. This stage launches the
+kernel at the puzzle's benchmark size with the launch configuration the GPU stage would time first, but runs
+only a few of its programs (the first, one in the middle, the last): on a GPU every program of these kernels
+does the same kind of work, so a few stand for all of them. The tensors are allocated and never filled (the
+pages a sampled program does not touch cost nothing), and a tl.dot returns its accumulator unchanged: the
+values are never looked at, only the addresses.
+
+For every load and store, by its line in the kernel: how many lanes were active, the bytes they moved, and the
+32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
+is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
+contiguous, each lane holding up to 16 bytes of consecutive elements. For every tl.dot, its shape and
+operand types. Runs in the sandboxed worker; what it returns is plain data that the grader checks
+(performance.py turns it into an estimate).
+"""
+import math
+import sys
+import time
+from contextlib import contextmanager
+
+import numpy as np
+from triton.runtime import interpreter
+
+from .memcheck import TAG, MemoryChecker
+
+SECTOR_BYTES = 32
+WARP_LANES = 32
+VECTOR_BYTES = 16  # the widest load one lane issues (ld.global.v4.b32)
+SAMPLED_PROGRAMS = 3
+# What the special-function units compute (one per element and SM clock slot), as the interpreter's builder names it.
+SPECIAL = ("create_exp", "create_exp2", "create_log", "create_log2", "create_sqrt", "create_precise_sqrt",
+           "create_rsqrt")
+
+
+class ProfileError(Exception):
+    """The kernel could not be profiled at the benchmark size (it reached outside its tensors there)."""
+
+
+class ProfileRegion:
+    """A benchmark tensor: contiguous, its bounds only (no per-element bookkeeping at these sizes)."""
+
+    def __init__(self, name, tensor):
+        self.name = name
+        self.base = tensor.data_ptr()
+        self.itemsize = tensor.element_size()
+        self.nbytes = tensor.numel() * self.itemsize
+
+    def contains(self, addresses):
+        return (addresses >= self.base) & (addresses < self.base + self.nbytes)
+
+
+def sampled_programs(grid):
+    """The programs a profile runs: the first, the one in the middle of every axis and the last of a 3-D grid
+    (where the work grows along an axis, as in causal attention, the three average to the grid's mean)."""
+    chosen = [(0, 0, 0), tuple(size // 2 for size in grid), tuple(size - 1 for size in grid)]
+    return list(dict.fromkeys(chosen))[:SAMPLED_PROGRAMS]
+
+
+class TrafficRecorder(MemoryChecker):
+    """Records what each access moves instead of checking it against a case's views (the launch's `memory`)."""
+
+    def __init__(self, regions, files, seconds=math.inf):
+        super().__init__(regions, 0, (1, 1, 1), 1)
+        self.seconds, self.deadline = seconds, time.monotonic() + seconds
+        self.files = set(files)
+        self.sites = {}  # (line, access, tensor) -> counters
+        self.dots = {}  # (line, m, n, k, a dtype, b dtype, precision) -> executions
+        self.touched = {}  # (tensor, access) -> [addresses of the current program]
+        self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
+        self.special = 0  # elements that went through an exponential, a logarithm or a square root
+
+    def check(self, pointers, mask, access):
+        if time.monotonic() > self.deadline:  # an estimate is not worth a check that never ends
+            raise ProfileError(f"interpreting its sampled programs took longer than {self.seconds:g} s")
+        addresses = np.asarray(pointers.data).astype(np.int64, copy=False)
+        active = np.ones(addresses.shape, bool) if mask is None else \
+            np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)
+        if not active.any():
+            return
+        region = getattr(pointers, TAG, None) or self._region_of(addresses[active])
+        if region is None or not region.contains(addresses[active]).all():
+            raise ProfileError(f"a {access} reaches outside {region.name if region else 'every tensor argument'} "
+                               "at the benchmark size")
+        site = self.sites.setdefault((self._line(), access, region.name),
+                                     {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
+                                      "requests": 0})
+        lanes, sectors, ideal, requests = warp_requests(addresses, active, region.itemsize)
+        site["executions"] += 1
+        site["lanes"] += lanes
+        site["bytes"] += lanes * region.itemsize
+        site["sectors"] += sectors
+        site["ideal_sectors"] += ideal
+        site["requests"] += requests
+        self.touched.setdefault((region.name, access), []).append(addresses[active])
+
+    def _region_of(self, addresses):
+        return next((r for r in self.regions.values() if r.contains(addresses[:1]).all()), None)
+
+    def _line(self):
+        """The line of the kernel (or of its @jit helper) that issued the access."""
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename not in self.files:
+            frame = frame.f_back
+        return frame.f_lineno if frame is not None else None
+
+    def end_program(self):
+        for (tensor, access), chunks in self.touched.items():
+            ordered = np.sort(np.concatenate(chunks))  # np.unique hashes: far slower at a million addresses
+            distinct = (int(np.count_nonzero(np.diff(ordered))) + 1) * self.regions_by_name[tensor].itemsize
+            self.unique[(tensor, access)] = self.unique.get((tensor, access), 0) + distinct
+        self.touched = {}
+
+    @property
+    def regions_by_name(self):
+        return {region.name: region for region in self.regions.values()}
+
+    @contextmanager
+    def installed(self):
+        builder = interpreter.interpreter_builder
+
+        def dot(a, b, d, input_precision, *rest):
+            (m, k), n = np.asarray(a.data).shape[-2:], np.asarray(b.data).shape[-1]
+            key = (self._line(), int(m), int(n), int(k), str(a.dtype), str(b.dtype), str(input_precision))
+            self.dots[key] = self.dots.get(key, 0) + 1
+            return d  # only the addresses matter here: the product's values are never looked at
+
+        def counted(create):
+            def special(arg):
+                self.special += np.asarray(arg.data).size
+                return create(arg)
+            return special
+
+        saved = {name: builder.__dict__.get(name) for name in ("create_dot", *SPECIAL)}
+        builder.create_dot = dot
+        for name in SPECIAL:
+            setattr(builder, name, counted(getattr(builder, name)))
+        try:
+            with super().installed():
+                yield self
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    delattr(builder, name)
+                else:
+                    setattr(builder, name, value)
+
+    def counters(self):
+        return {"sites": [{"line": line, "access": access, "tensor": tensor, **counts}
+                          for (line, access, tensor), counts in self.sites.items()],
+                "dots": [{"line": line, "m": m, "n": n, "k": k, "a": a, "b": b, "precision": precision,
+                          "executions": count}
+                         for (line, m, n, k, a, b, precision), count in self.dots.items()],
+                "unique": [{"tensor": tensor, "access": access, "bytes": int(count)}
+                           for (tensor, access), count in self.unique.items()],
+                "special": int(self.special)}
+
+
+def warp_requests(addresses, active, itemsize):
+    """(active lanes, sectors touched, fewest sectors that hold the same distinct bytes, warp requests) of one
+    access, its lanes grouped into warp requests as the compiler would lay them out."""
+    if addresses.ndim == 0:
+        return 1, 1, 1, 1
+    fastest = _contiguous_axis(addresses, itemsize)
+    addresses = np.moveaxis(addresses, fastest, -1)
+    active = np.moveaxis(active, fastest, -1)
+    run = addresses.shape[-1]
+    contiguous = run > 1 and bool((np.diff(addresses, axis=-1) == itemsize).all())
+    vector = min(max(1, VECTOR_BYTES // itemsize), run) if contiguous else 1
+    width = WARP_LANES * vector
+    flat, on = addresses.reshape(-1), active.reshape(-1)
+    padding = -flat.size % width
+    if padding:
+        flat = np.concatenate([flat, np.zeros(padding, np.int64)])
+        on = np.concatenate([on, np.zeros(padding, bool)])
+    flat, on = flat.reshape(-1, width), on.reshape(-1, width)
+    used = on.any(axis=1)
+    flat, on = flat[used], on[used]
+    sectors = _distinct_per_row(np.where(on, flat // SECTOR_BYTES, -1))
+    distinct = _distinct_per_row(np.where(on, flat, -1))
+    ideal = -(-distinct * itemsize // SECTOR_BYTES)
+    return int(on.sum()), int(sectors.sum()), int(ideal.sum()), int(used.sum())
+
+
+def _contiguous_axis(addresses, itemsize):
+    """The axis along which neighbouring elements are neighbours in memory (the compiler makes it the fastest),
+    the last one when none is."""
+    for axis in [addresses.ndim - 1, *range(addresses.ndim - 1)]:
+        if addresses.shape[axis] > 1 and (np.diff(addresses, axis=axis) == itemsize).all():
+            return axis
+    return addresses.ndim - 1
+
+
+def _distinct_per_row(values):
+    """Distinct values >= 0 in each row."""
+    ordered = np.sort(values, axis=1)
+    changes = (np.diff(ordered, axis=1) != 0) & (ordered[:, 1:] >= 0)
+    return changes.sum(axis=1) + (ordered[:, 0] >= 0)
+
+
+class Plan:
+    """The GPU stage's first launch of a kernel, made on the CPU: the benchmark's first size, the first valid
+    configuration of the submission's (read_configs) or the course's, or the one `chosen` ({"kwargs",
+    "num_warps", "num_stages"} in the course's names); its tensors allocated, never filled."""
+
+    def __init__(self, kernel, puzzle, configs, chosen=None):
+        from .compile_check import benchmark_launch
+        from .interpret import bind_arguments, python_function
+
+        fn = python_function(kernel)
+        params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+        sizes = dict(puzzle.benchmark.sizes[0])
+        self.config = launch_config(puzzle, configs, params, chosen)
+        tensors, self.args, grid = benchmark_launch(puzzle, self.config, sizes, device="cpu")
+        self.grid = grid + (1,) * (3 - len(grid))
+        names = {tensor.data_ptr(): name for name, tensor in tensors.items()}
+        self.bound = bind_arguments(kernel, self.args)
+        self.regions = {param: ProfileRegion(names.get(value.data_ptr(), param), value)
+                        for param, value in self.bound.items() if hasattr(value, "data_ptr")}
+
+
+def profile(kernel, plan, resources, files, seconds=math.inf):
+    """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox);
+    `resources`: what its compile for sm_90 asks of an SM (compile_check.compile_resources). Raises ProfileError
+    (also once `seconds` have passed), or what the kernel raises."""
+    from .interpret import interpreting, launch, python_function
+
+    fn = python_function(kernel)
+    recorder = TrafficRecorder(plan.regions, files, seconds)
+    programs = sampled_programs(plan.grid)
+    with interpreting([fn.__globals__]), np.errstate(all="ignore"):
+        for program in programs:
+            launch(fn, plan.bound, plan.grid, [program], recorder, files)
+            recorder.end_program()
+    return {"programs": [list(p) for p in programs], "resources": resources, **recorder.counters()}
+
+
+def launch_config(puzzle, configs, params, chosen=None):
+    """The launch configuration the performance stage profiles, at the benchmark's first size (both sides)."""
+    from .configs import validate_configs
+
+    valid, _ = validate_configs(puzzle, configs, params)
+    return puzzle.benchmark.launch_config(chosen or (valid[0] if valid else {}), dict(puzzle.benchmark.sizes[0]))

@@ -1,0 +1,209 @@
+"""The performance stage: counters pinned on kernels whose traffic is known by hand, the estimate and its advice,
+the protocol's checks of what the worker returns, and the check's report."""
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from grader.course import load_course
+from grader.pipeline import traffic
+from grader.pipeline.performance import estimate
+from grader.pipeline.protocol import MalformedResult, check_profile
+
+from conftest import ROOT
+
+COURSE = load_course()
+
+
+def load_kernel(path, name):
+    spec = importlib.util.spec_from_file_location(f"perf_{path.stem}_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name), str(path)
+
+
+def profiled(path, puzzle_id, chosen=None, configs=()):
+    """The checked profile and the estimate of the kernel in `path` (trusted: the course's own kernels)."""
+    puzzle = COURSE.puzzle(puzzle_id)
+    kernel, file = load_kernel(path, puzzle.kernel)
+    plan = traffic.Plan(kernel, puzzle, list(configs), chosen)
+    from grader.pipeline.compile_check import compile_resources
+    resources = compile_resources(kernel, plan.args, 90, plan.config)
+    counters = check_profile({"configs": list(configs), **traffic.profile(kernel, plan, resources, {file})})
+    from grader.pipeline.interpret import python_function
+    fn = python_function(kernel)
+    return counters, estimate(puzzle, fn.__code__.co_varnames[:fn.__code__.co_argcount], counters, chosen=chosen)
+
+
+# --- warp requests ----------------------------------------------------------------------------------------------
+
+def test_a_contiguous_float32_block_is_one_request_of_the_fewest_sectors():
+    addresses = 4096 + 4 * np.arange(128, dtype=np.int64)
+    lanes, sectors, ideal, requests = traffic.warp_requests(addresses, np.ones(128, bool), 4)
+    assert (lanes, sectors, ideal, requests) == (128, 16, 16, 1)  # 32 lanes x 4 floats, 512 bytes, 16 sectors
+
+
+def test_a_walk_down_a_column_touches_a_sector_per_lane():
+    addresses = 4 * 1024 * np.arange(64, dtype=np.int64)  # one float per row of a 1024-column matrix
+    lanes, sectors, ideal, requests = traffic.warp_requests(addresses, np.ones(64, bool), 4)
+    assert (lanes, sectors, ideal, requests) == (64, 64, 8, 2)  # 32 sectors per request where 4 would do
+
+
+def test_a_tile_contiguous_along_its_first_axis_is_laid_out_along_it():
+    rows, cols = np.meshgrid(np.arange(64), np.arange(4), indexing="ij")
+    addresses = (4 * (rows + 1024 * cols)).astype(np.int64)  # a transposed load: axis 0 is contiguous
+    _, sectors, ideal, _ = traffic.warp_requests(addresses, np.ones(addresses.shape, bool), 4)
+    assert sectors == ideal == 32
+
+
+def test_masked_off_lanes_move_nothing_and_a_broadcast_needs_one_sector():
+    addresses = 4 * np.arange(128, dtype=np.int64)
+    active = np.arange(128) < 40
+    assert traffic.warp_requests(addresses, active, 4)[:3] == (40, 5, 5)
+    same = np.zeros(32, dtype=np.int64)  # every lane reads one scalar
+    assert traffic.warp_requests(same, np.ones(32, bool), 4)[1:3] == (1, 1)
+
+
+def test_the_sampled_programs_are_the_first_the_middle_of_every_axis_and_the_last():
+    assert traffic.sampled_programs((10, 1, 1)) == [(0, 0, 0), (5, 0, 0), (9, 0, 0)]
+    assert traffic.sampled_programs((32, 128, 1)) == [(0, 0, 0), (16, 64, 0), (31, 127, 0)]
+    assert traffic.sampled_programs((1, 1, 1)) == [(0, 0, 0)]
+
+
+# --- counters of whole kernels ----------------------------------------------------------------------------------
+
+def test_vector_add_reads_each_input_once_and_writes_the_output_once():
+    counters, performance = profiled(ROOT / "solutions" / "vector_add.py", "vector_add")
+    block = performance.config["kwargs"]["BLOCK_SIZE"]
+    sites = {(s["access"], s["tensor"]): s for s in counters["sites"]}
+    assert set(sites) == {("load", "x"), ("load", "y"), ("store", "out")}
+    for site in sites.values():
+        assert site["executions"] == 3 and site["lanes"] == 3 * block and site["bytes"] == 12 * block
+        assert site["sectors"] == site["ideal_sectors"] == 3 * block * 4 // 32
+    tensors = {t["name"]: t for t in performance.tensors}
+    assert tensors["x"]["times_read"] == pytest.approx(1.0) and tensors["x"]["shared_by"] == pytest.approx(1.0)
+    assert tensors["out"]["written"] == pytest.approx(4 * 33554432)
+    assert performance.bound == "memory" and performance.fraction > 0.9 and not performance.advice
+    assert performance.occupancy["registers"] > 0 and performance.occupancy["num_warps"] == \
+        (performance.config.get("num_warps") or 4)
+
+
+def test_a_row_read_three_times_is_counted_and_named_with_its_lines():
+    counters, performance = profiled(ROOT / "solutions" / "layer_norm.py", "layer_norm")
+    x = next(t for t in performance.tensors if t["name"] == "x")
+    assert x["times_read"] == pytest.approx(3.0)
+    assert len(x["lines"]) == 3
+    assert any("reads its part of x 3.0 times" in advice for advice in performance.advice)
+
+
+def test_an_uncoalesced_store_is_found_at_its_line(tmp_path):
+    variant = ROOT / "bench" / "variants" / "outer_add" / "column_strips.py"
+    chosen = {"kwargs": {"BLOCK_M": 1024, "BLOCK_N": 1}, "num_warps": 4}
+    _, performance = profiled(variant, "outer_add", chosen)
+    store = next(a for a in performance.accesses if a["access"] == "store")
+    assert store["sectors_per_request"] == pytest.approx(32.0) and store["ideal_per_request"] == pytest.approx(4.0)
+    out = next(t for t in performance.tensors if t["name"] == "out")
+    assert out["write_sectors"] == pytest.approx(8.0)  # a 1 GiB output: DRAM writes 32 bytes for each 4 stored
+    assert performance.bound == "memory"
+    assert f"stores of out at line {store['line']} are not coalesced" in performance.advice[0]
+    _, good = profiled(ROOT / "solutions" / "outer_add.py", "outer_add")
+    assert good.predicted_s * 2 < performance.predicted_s
+
+
+def test_a_float32_dot_in_ieee_precision_is_priced_at_the_cuda_cores(tmp_path):
+    source = (ROOT / "solutions" / "matmul.py").read_text()
+    upcast = source.replace("acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)",
+                            "acc = tl.dot(tl.load(a_ptrs).to(tl.float32), tl.load(b_ptrs).to(tl.float32), acc, "
+                            "input_precision=\"ieee\")")
+    assert upcast != source
+    path = tmp_path / "matmul.py"
+    path.write_text(upcast)
+    counters, performance = profiled(path, "matmul")
+    [dot] = counters["dots"]
+    assert (dot["a"], dot["b"]) == ("fp32", "fp32")
+    config = performance.config["kwargs"]
+    assert (dot["m"], dot["n"], dot["k"]) == (config["BLOCK_M"], config["BLOCK_N"], config["BLOCK_K"])
+    assert sum(d["flops"] for d in performance.dots) == pytest.approx(2 * 4096 ** 3)
+    assert performance.bound == "compute"
+    assert any("runs on the CUDA cores" in advice for advice in performance.advice)
+    _, fast = profiled(ROOT / "solutions" / "matmul.py", "matmul")
+    assert fast.predicted_s * 5 < performance.predicted_s
+
+
+def test_tiny_blocks_are_latency_bound_and_told_to_grow():
+    chosen = {"kwargs": {"BLOCK_SIZE": 32}, "num_warps": 1}
+    _, performance = profiled(ROOT / "bench" / "variants" / "vector_add" / "tiny_blocks.py", "vector_add", chosen)
+    assert performance.programs == 33554432 // 32
+    assert performance.bound == "latency"
+    assert "too small to keep the memory busy" in performance.advice[0]
+
+
+def test_exponentials_are_counted():
+    counters, _ = profiled(ROOT / "solutions" / "softmax.py", "softmax")
+    assert counters["special"] == 3 * 4096  # one exponential per element of each sampled row
+
+
+# --- what the worker returns is data, checked -------------------------------------------------------------------
+
+GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "spills": 0, "shared": 0, "num_warps": 4},
+        "special": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
+                                 "sectors": 1, "ideal_sectors": 1, "requests": 1}],
+        "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}]}
+
+
+@pytest.mark.parametrize("forged", [
+    "not a profile",
+    {**GOOD, "programs": [[0, 0, 0]] * 4},
+    {**GOOD, "resources": {"registers": 9999, "spills": 0, "shared": 0, "num_warps": 4}},
+    {**GOOD, "resources": {"registers": 32, "spills": -1, "shared": 0, "num_warps": 4}},
+    {**GOOD, "sites": [{**GOOD["sites"][0], "bytes": 1.5}]},
+    {**GOOD, "sites": [{**GOOD["sites"][0], "access": "teleport"}]},
+    {**GOOD, "sites": [GOOD["sites"][0]] * 300},
+    {**GOOD, "dots": [{"line": 1, "m": 16, "n": 16, "k": 16, "a": "fp16", "b": "fp16", "precision": 3,
+                       "executions": 1}]},
+    {**GOOD, "special": True},
+])
+def test_a_forged_profile_is_refused(forged):
+    with pytest.raises(MalformedResult):
+        check_profile(forged)
+
+
+def test_a_profile_error_is_kept_as_text():
+    checked = check_profile({"configs": [], "error": "\x1b[31mboom" + "x" * 1000})
+    assert checked["error"].startswith("\\x1b[31mboom") and len(checked["error"]) < 520  # 500 characters kept, escapes shown
+    assert check_profile(GOOD)["sites"][0]["bytes"] == 16
+
+
+# --- the check's report -----------------------------------------------------------------------------------------
+
+def test_check_json_has_a_performance_section_for_passing_puzzles_with_a_benchmark(tmp_path):
+    (tmp_path / "vector_add.py").write_text((ROOT / "solutions" / "vector_add.py").read_text())
+    (tmp_path / "outer_add.py").write_text((ROOT / "solutions" / "outer_add.py").read_text().replace(
+        "mask=mask)", "mask=mask & (rows[:, None] > 0))"))  # wrong: row 0 never written
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "check", str(tmp_path), "--json",
+                           "--puzzle", "vector_add", "--puzzle", "outer_add"], cwd=ROOT, capture_output=True, text=True)
+    report = {p["id"]: p for p in json.loads(done.stdout)["puzzles"]}
+    performance = report["vector_add"]["performance"]
+    assert performance["gpu"] == "NVIDIA H100 SXM" and performance["bound"] == "memory"
+    assert 0.9 < performance["fraction"] <= 1.0
+    assert performance["sizes"] == {"N": 33554432}
+    assert report["outer_add"]["status"] == "fail" and report["outer_add"]["performance"] is None
+    text = subprocess.run([sys.executable, "-m", "grader.cli", "check", str(tmp_path), "--puzzle", "vector_add"],
+                          cwd=ROOT, capture_output=True, text=True).stdout
+    assert "How fast would it be?" in text and "of the roofline" in text
+
+
+def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
+    from dataclasses import replace
+
+    from grader.pipeline.grade import grade_submission
+    from grader.settings import DEFAULT
+    report = grade_submission(COURSE, ROOT / "solutions" / "vector_add.py", ["vector_add"],
+                              settings=replace(DEFAULT, profile_timeout_s=0.0), performance=True)
+    result = report.puzzle("vector_add")
+    assert result.status == "pass" and result.points == result.max_points
+    assert "took longer than 0 s" in result.performance["error"]
