@@ -22,7 +22,7 @@ from conftest import ROOT
 needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run through the device)")
 
 
-def configs_of(path, course, puzzle_id, tmp_path):
+def configs_of(path, course, puzzle_id, tmp_path, target=90):
     """The configurations the compile sandbox reads from a submission: its rebuilt modules executed (here, in
     the test's process), then the configurations' expression evaluated in them."""
     source = load_submission(path, course, [puzzle_id])[puzzle_id].source
@@ -31,7 +31,7 @@ def configs_of(path, course, puzzle_id, tmp_path):
     if source.configs is None:
         return source, []
     return source, read_configs(source.configs, modules.loaded[source.configs_module].__dict__,
-                                [source.kernel, course.puzzle(puzzle_id).kernel])
+                                [source.kernel, course.puzzle(puzzle_id).kernel], target)
 
 
 def test_autotune_configs_are_read_apart_from_the_kernel(course, tmp_path):
@@ -75,6 +75,30 @@ def test_gpu_configs_declared_beside_the_kernel_leave_it_untouched(course, tmp_p
     path.write_text(plain + "\nimport torch\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': torch.cuda.device_count()})]\n")
     source = load_submission(path, course, ["vector_add"])["vector_add"].source
     assert source.configs is None and "torch" in source.config_problems[0]
+
+
+def test_configs_may_ask_which_gpu_they_are_for_as_the_tutorials_do(course, tmp_path):
+    """Tutorial 03 picks its list with is_cuda() (the active driver's target): the sandbox has no GPU, or not
+    the one compiled for, and answers for the target; the rest of triton.runtime stays out of reach."""
+    path = ROOT / "tests" / "alternatives" / "online_softmax" / "backend_dependent_configs.py"
+    source, configs = configs_of(path, course, "online_softmax", tmp_path)
+    assert source.config_problems == () and len(configs) == 4 and {c["num_stages"] for c in configs} == {2, 3}
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    plain = solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+    asks_arch = tmp_path / "vector_add.py"
+    asks_arch.write_text(plain + textwrap.dedent("""
+        def blocks():
+            return [4096] if triton.runtime.driver.active.get_current_target().arch >= 90 else [1024]
+        GPU_CONFIGS = [triton.Config({"BLOCK_SIZE": b}) for b in blocks()]
+        """))
+    assert configs_of(asks_arch, course, "vector_add", tmp_path, 90)[1][0]["kwargs"] == {"BLOCK_SIZE": 4096}
+    assert configs_of(asks_arch, course, "vector_add", tmp_path, 80)[1][0]["kwargs"] == {"BLOCK_SIZE": 1024}
+    asks_more = tmp_path / "vector_add.py"
+    asks_more.write_text(plain + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': triton.runtime.jit.JITFunction})]\n")
+    assert "triton.runtime has no `jit`" in \
+        load_submission(asks_more, course, ["vector_add"])["vector_add"].source.config_problems[0]
+    asks_more.write_text(plain + "\nGPU_CONFIGS = [triton.Config({}, num_warps=triton.runtime.driver.set_active)]\n")
+    assert "set_active" in load_submission(asks_more, course, ["vector_add"])["vector_add"].source.config_problems[0]
 
 
 def test_gpu_configs_for_a_file_of_several_puzzles_are_keyed_by_kernel(course, tmp_path):

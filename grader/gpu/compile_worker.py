@@ -30,7 +30,7 @@ def compile_puzzle(job, course, target, directory):
     configs = []
     if job["configs"] is not None:
         configs = read_configs(job["configs"], modules.loaded[job["configs_module"]].__dict__,
-                               [job["kernel"], puzzle.kernel])
+                               [job["kernel"], puzzle.kernel], target)
     valid, _ = validate_configs(puzzle, configs, params)
     result = {"configs": configs, "compiled": {}, "problems": {}}
 

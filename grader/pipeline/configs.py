@@ -8,15 +8,27 @@ comprehension over block sizes, say); it is evaluated only in the sandbox, and w
 NUM_WARPS = (1, 2, 4, 8, 16)
 
 
-def read_configs(expression, namespace, kernel_names):
+def read_configs(expression, namespace, kernel_names, target):
     """[{"kwargs", "num_warps", "num_stages"} or {"error"}] of the configurations `expression` gives when
-    evaluated in `namespace` (a kernel's module, sandbox side)."""
+    evaluated in `namespace` (a kernel's module, sandbox side) for an NVIDIA GPU of compute capability
+    `target` (90: an H100), which is what Triton's driver says to code that asks (`is_cuda()`)."""
     import triton
+    from triton.backends.compiler import GPUTarget
 
+    class TargetDriver:  # the sandbox has no GPU, or not the one compiled for
+        @staticmethod
+        def get_current_target():
+            return GPUTarget("cuda", target, 32)
+
+    drivers = triton.runtime.driver
+    previous = drivers.__dict__.get("_active")  # `.active` would create a driver, which fails without a GPU
+    drivers.set_active(TargetDriver())
     try:
         value = eval(compile(expression, "<tuning configurations>", "eval"), namespace)
     except Exception as error:
         return [{"error": f"the tuning configurations raise {type(error).__name__}: {error}"}]
+    finally:
+        drivers.set_active(previous)
     if isinstance(value, dict):
         value = next((value[name] for name in kernel_names if name in value), [])
     if not isinstance(value, (list, tuple)):

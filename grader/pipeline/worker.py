@@ -117,7 +117,7 @@ def _plan(job, modules, kernel, course):
     try:
         if job["profile"]["configs"] is not None:
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
-                                   [job["kernel"], puzzle.kernel])
+                                   [job["kernel"], puzzle.kernel], PROFILE_TARGET)
         plan = Plan(kernel, puzzle, configs, job["profile"].get("config"))
     except Exception as error:
         return {"configs": configs, "error": f"{type(error).__name__}: {error}"[:500]}

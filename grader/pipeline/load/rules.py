@@ -52,11 +52,13 @@ _CLASSES = [getattr(tl, name, None) or getattr(tl.core, name, None) for name in 
 VALUE_ATTRIBUTES = frozenset(_public_attributes(*_CLASSES) | {
     "type", "dtype", "shape", "numel", "value", "values", "element_ty", "primitive_bitwidth", "int_bitwidth",
     "fp_mantissa_width", "exponent_bias", "block_shape", "strides", "base", "load", "store"} - {"handle", "to_ir"})
+# Which GPU the configurations are for, asked as Triton's tutorials ask it (`is_cuda()`):
+# triton.runtime.driver.active.get_current_target().backend; the sandbox answers for the GPU compiled for.
+TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size"})
 # What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument.
-HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES | {"stride", "element_size", "ndim", "is_contiguous", "itemsize", "size",
-                                            "storage_offset", "bit_length", "is_floating_point", "kwargs",
-                                            "num_warps", "num_stages", "eps", "tiny", "bits", "resolution",
-                                            "smallest_normal"}
+HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES | TARGET_ATTRIBUTES | {
+    "stride", "element_size", "ndim", "is_contiguous", "itemsize", "size", "storage_offset", "bit_length",
+    "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal"}
 
 _KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.Expr, ast.Pass, ast.Break,
                  ast.Continue, ast.Return, ast.Assert, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
@@ -142,7 +144,9 @@ def host_object(value):
     if kernel_object(value):
         return True
     if isinstance(value, types.ModuleType):
-        return value.__name__ in HOST_MODULES
+        return value.__name__ in HOST_MODULES + ("triton.runtime",)
+    if value is triton.runtime.driver:
+        return True
     torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
     if torch is not None and (isinstance(value, torch.dtype) or value is torch.finfo or value is torch.iinfo):
         return True
