@@ -68,6 +68,18 @@ def gpu_constants():
     def one_store(out_ptr, BLOCK: tl.constexpr):
         tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32))
 
+    @triton.jit
+    def fp32_matmul(a_ptr, b_ptr, c_ptr, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        columns = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        ks = tl.arange(0, BLOCK_K)
+        acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+        for k in range(0, n, BLOCK_K):
+            a = tl.load(a_ptr + rows[:, None] * n + (k + ks)[None, :])
+            b = tl.load(b_ptr + (k + ks)[:, None] * n + columns[None, :])
+            acc = tl.dot(a, b, acc, input_precision="ieee")
+        tl.store(c_ptr + rows[:, None] * n + columns[None, :], acc)
+
     def seconds(fn, repeats=10):
         fn()
         torch.cuda.synchronize()
@@ -94,8 +106,18 @@ def gpu_constants():
                                                           num_stages=1)) / steps
     many = 2 ** 20
     overhead = seconds(lambda: one_store[(many,)](out, BLOCK=32, num_warps=1)) * resident / many
+    # What one more program costs an SM, by its warps: a program's start and end, not its work (one 128-byte store).
+    per_program = {}
+    for warps in (1, 4, 16):
+        count = 2 ** 20
+        per_program[warps] = seconds(lambda: one_store[(count,)](out, BLOCK=32, num_warps=warps)) * sms / count
+    # A float32 tl.dot in IEEE precision runs on the CUDA cores, well below their peak FMA rate.
+    n = 4096
+    a, b, c = (torch.randn(n, n, device="cuda") for _ in range(3))
+    fp32_dot = 2 * n ** 3 / seconds(lambda: fp32_matmul[(n // 64, n // 64)](a, b, c, n, BLOCK_M=64, BLOCK_N=64,
+                                                                                BLOCK_K=32, num_warps=4), repeats=3)
     return {"l2_read_bandwidth": l2, "round_latency_s": latency, "program_overhead_s": overhead,
-            "device": torch.cuda.get_device_name()}
+            "program_s_by_warps": per_program, "fp32_ieee_dot_flops": fp32_dot, "device": torch.cuda.get_device_name()}
 
 
 def measure(out_path, first_folder=0):
@@ -144,11 +166,19 @@ def predict(measured_path):
 
 
 def spearman(xs, ys):
+    """Spearman's rank correlation; tied values share their average rank (kernels predicted alike are not
+    ranked by the order they were listed in)."""
     def ranks(values):
         order = sorted(range(len(values)), key=values.__getitem__)
         result = [0.0] * len(values)
-        for rank, i in enumerate(order):
-            result[i] = rank
+        start = 0
+        while start < len(order):
+            end = start
+            while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+                end += 1
+            for i in order[start:end + 1]:
+                result[i] = (start + end) / 2
+            start = end + 1
         return result
     rx, ry = ranks(xs), ranks(ys)
     n = len(xs)
@@ -166,9 +196,14 @@ def table(measured_path, rows):
         f"{label} {', '.join(format(run[key] * scale, '.2f') for run in runs)} {unit}" for label, key, scale, unit in (
             ("L2 read bandwidth", "l2_read_bandwidth", 1e-12, "TB/s"), ("a round of loads", "round_latency_s", 1e6, "us"),
             ("a wave of programs", "program_overhead_s", 1e6, "us")))
+    newest = [run for run in runs if "program_s_by_warps" in run]
+    CONSTANTS += "; one program (1, 4, 16 warps) " + ", ".join(
+        "/".join(format(v * 1e6, ".3f") for v in run["program_s_by_warps"].values()) for run in newest) + " us"
+    CONSTANTS += "; a float32 tl.dot in IEEE precision " + ", ".join(
+        format(run["fp32_ieee_dot_flops"] * 1e-12, ".1f") for run in newest) + " TFLOP/s"
     lines = ["# Predicted on the CPU against measured on the GPU", "",
              f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
-             f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, two runs "
+             f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
              f"(gpu-constants-h100.json; performance.py's table): {CONSTANTS}. Predicted: the check's performance "
              "stage for an H100, on this machine, with the configuration the GPU stage chose (the fastest of the "
              "kernel's). Raw data: performance-model-h100.json.", "",
@@ -197,6 +232,7 @@ def table(measured_path, rows):
                       f"{statistics.median(abs(r['predicted_s'] / r['time_s'] - 1) for r in memory):.0%}, Spearman "
                       f"{spearman([r['time_s'] for r in memory], [r['predicted_s'] for r in memory]):.2f} "
                       f"over {len(memory)} kernels."]
+    lines += ["", "Where and why the estimate misses, kernel by kernel: performance-model-h100-misses.md."]
     skipped = [r for r in rows if not r["predicted_s"]]
     lines += [f"", "Not predicted: " + ("; ".join(f"{r['file']}: {r['error']}" for r in skipped) or "none") + "."]
     return "\n".join(lines) + "\n"

@@ -6,8 +6,8 @@ The model is a roofline with four ceilings, each from a counter the interpreter 
               again once the L2 no longer holds it; whole sectors for a store that fills only part of each),
   requests    the 32-byte sectors every warp request asks of the L2 (an uncoalesced walk, a tensor read three
               times, a spilled tile), at the L2's bandwidth,
-  latency     each round of loads in a program's loop costs a round trip, and each program its start and end;
-              only so many programs fit on an SM at once (registers, shared memory, warps),
+  latency     each round of loads in a program's loop costs a round trip for every wave of programs (only so
+              many fit on an SM at once: registers, shared memory, warps), and each program its start and end,
   compute     the tl.dot flops at the rate of their operands (tensor cores for float16, CUDA cores for a
               float32 dot in IEEE precision), the exponentials at the special-function units' rate.
 The estimate is the highest ceiling plus the launch. What would make the largest difference, in time, is said
@@ -29,10 +29,10 @@ class GPU:
     write_bandwidth: float  # bytes/s to DRAM, measured (a fill)
     l2_bandwidth: float  # bytes/s between the SMs and the L2
     round_s: float  # a round of loads in a loop, every SM full of programs
-    program_s: float  # what a wave of programs costs beyond its loads (starting, storing, retiring)
+    program_s: float  # what starting and retiring one program costs its SM (measured the same for 1, 4, 16 warps)
     float16_dot: float  # flops/s of a float16 matmul (torch.matmul, measured)
     tf32_dot: float
-    float32_fma: float  # flops/s of float32 FMA on the CUDA cores
+    float32_fma: float  # flops/s of a float32 tl.dot in IEEE precision (FMA on the CUDA cores)
     l2_bytes: int
     special_per_sm_clock: int  # exponentials per SM per clock (the special-function units)
     registers_per_sm: int = 65536
@@ -45,13 +45,13 @@ class GPU:
 # The H100's bandwidths and matmul rate: bench/results/roofline-h100.json (the GPU stage, an H100 80GB HBM3).
 # The H200's: bench/results/gpu_reference.md. The L2's bandwidth, a round's and a wave's cost: measured on the
 # H100 (bench/performance_model.py constants, in bench/results/performance-model-h100.md), assumed the same on
-# the others. The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
+# the others, as is the H100's float32 tl.dot rate on the H200 (the same chip). The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
 GPUS = {
-    "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 2.56e-6, 736e12, 368e12, 50e12, 50 * 2 ** 20, 16,
+    "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 0.08e-6, 736e12, 368e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="bandwidths and the float16 matmul rate measured by the GPU stage on an H100 80GB HBM3"),
-    "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 2.56e-6, 717e12, 358e12, 48e12, 50 * 2 ** 20, 16,
+    "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 0.08e-6, 717e12, 358e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="copy bandwidth and float16 matmul rate measured by the GPU stage on an H200"),
-    "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 2.56e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
+    "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 0.08e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
                 shared_per_sm=167936, source="datasheet (2.04 TB/s, 312 TFLOP/s float16) at 90% of it"),
 }
 DEFAULT_GPU = "H100"
@@ -206,7 +206,7 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     compute += counts["special"] / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
     return {"memory": read / spec.read_bandwidth + written / spec.write_bandwidth,
             "requests": l2 / spec.l2_bandwidth,
-            "latency": waves * (counts["rounds"] * spec.round_s + spec.program_s),
+            "latency": waves * counts["rounds"] * spec.round_s + math.ceil(programs / spec.sms) * spec.program_s,
             "compute": compute}
 
 
