@@ -65,3 +65,23 @@ def add_one_kernel(x_ptr, M, N, stride_m, stride_n, BLOCK_M: tl.constexpr, BLOCK
     pointers = x_ptr + rows[:, None] * stride_m + cols[None, :] * stride_n
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     tl.store(pointers, tl.load(pointers, mask=mask) + 1, mask=mask)
+
+
+@triton.jit
+def printing_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    print(offsets)
+    print(mask)
+    print(src_ptr + offsets)
+    tl.device_print("loaded", tl.load(src_ptr + offsets, mask=mask, other=-1.0))
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.jit
+def tile_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    columns = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (columns[None, :] < N)
+    offsets = rows[:, None] * N + columns[None, :]
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1, mask=mask)

@@ -1,5 +1,6 @@
 """The course itself: every solution passes, every skeleton fails, every catalogued bug is caught as expected."""
 import ast
+import importlib.util
 import json
 
 import pytest
@@ -83,3 +84,32 @@ def test_the_notebook_is_in_sync_with_the_course(course, puzzle_id):
     assert f'check("{puzzle.id}", {puzzle.kernel})' in check
     [setup] = _cells(puzzle.notebook, "setup")
     assert setup.index('os.environ["TRITON_INTERPRET"] = "1"') < setup.index("import triton")
+
+
+@pytest.mark.parametrize("puzzle_id,path,expected", BUGS, ids=[f"{b[0]}/{b[1].stem}" for b in BUGS])
+def test_a_failing_case_is_launched_again_by_the_lines_its_report_gives(bugs, puzzle_id, path, expected, capsys):
+    """The report's two lines (case() and run()) run as given, next to the student's kernel, and an out-of-bounds
+    access stops again in the program the report named."""
+    from grader.notebook import case, run
+    result = bugs[f"{puzzle_id}--{path.stem}"]
+    failing = [c for c in result.cases if c.status != "pass"]
+    if not failing:  # refused before any case ran: nothing to launch
+        assert result.kinds <= {"compile", "load_error"}
+        return
+    first = failing[0]
+    assert first.replay, f"{first.name}: no lines to launch it again"
+    spec = importlib.util.spec_from_file_location(f"bug_{puzzle_id}_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    namespace = {**vars(module), "case": case, "run": run}
+    unpack, launch = first.replay.splitlines()
+    exec(unpack, namespace)
+    capsys.readouterr()
+    completed = eval(launch, namespace)
+    [diagnostic] = [d for d in first.diagnostics if d.kind == first.diagnostics[0].kind][:1]
+    if diagnostic.kind == "out_of_bounds":
+        assert completed is False
+        program = diagnostic.message.split(":")[0]
+        assert f"stopped before an out-of-bounds access: {program}:" in capsys.readouterr().out
+    elif diagnostic.program is not None:
+        assert "programs=[" in launch, "the program the diagnostic blames is the one launched"

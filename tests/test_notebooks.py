@@ -89,3 +89,24 @@ def test_the_backward_kernels_plug_into_autograd():
     [output] = _outputs(notebook, "autograd")
     difference = float(output.text.split(":")[-1])
     assert difference < 1e-6, output.text
+
+
+TAUGHT = {
+    "vector_add": ["offsets int32[4] [ 8,  9, 10, 11]", "mask int1[4] [True, True, False, False]"],
+    "strided_views": ["from the strides: pointer<fp32>[4, 2]", "x_ptr + [[ 0,  1],", "         [ 6,  7],",
+                      "(offsets 2, 3, 4, 5 are outside x_ptr: view of shape (4, 2), stride (6, 1))"],
+}
+
+
+@pytest.mark.parametrize("puzzle_id", TAUGHT)
+def test_the_notebooks_that_teach_debugging_run_their_example(executed, puzzle_id):
+    printed = "".join(o.text for o in _outputs(executed[(puzzle_id, "skeleton")], "debug") if o.output_type == "stream")
+    for line in TAUGHT[puzzle_id]:
+        assert line in printed.splitlines(), printed
+
+
+def test_a_failing_check_gives_the_lines_that_launch_its_case_again(executed):
+    report, _ = _check_report(executed[("vector_add", "skeleton")])
+    assert "Step through it" in report
+    assert "x, y, out = case('vector_add', 'ragged tail')\nrun(add_kernel, (4,), x, y, out, 1000, BLOCK_SIZE=256)" \
+        in report, "the skeleton stores nothing: no program to blame, the whole launch"

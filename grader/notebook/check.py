@@ -1,5 +1,5 @@
-"""What a puzzle notebook calls: `check(puzzle_id, kernel)` grades the kernel defined in the notebook;
-`grade` is the same for an nbgrader test cell.
+"""What a puzzle notebook's check cell calls: `check(puzzle_id, kernel)` grades the kernel defined in the
+notebook; `grade` is the same for an nbgrader test cell.
 
 In a Jupyter kernel the result is HTML (feedback.py): a row per case, the diagnostics, and pictures of
 which program touched which element; elsewhere it is text.
@@ -55,42 +55,6 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     else:
         print(puzzle_text(result))
     return result
-
-
-def run(kernel, grid, *args, **kwargs):
-    """Launch `kernel[grid](*args, **kwargs)` on CPU tensors in the interpreter with every load and store
-    checked: a lane out of bounds stops it with a message instead of corrupting memory or killing the
-    notebook. What the kernel prints is shown. Returns True when the launch completed."""
-    import numpy as np
-    import torch
-
-    from ..course import TensorSpec
-    from ..pipeline.cases import Buffer
-    from ..pipeline.interpret import bind_arguments, interpreting, launch, python_function
-    from ..pipeline.memcheck import MemoryChecker, OutOfBounds, Region
-
-    fn = python_function(kernel)
-    arguments = bind_arguments(kernel, args, kwargs)
-    grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
-    full = grid + (1,) * (3 - len(grid))
-    regions = {}
-    for param, value in arguments.items():
-        if isinstance(value, torch.Tensor):
-            storage = value.untyped_storage()
-            parent = torch.empty(0, dtype=value.dtype).set_(storage, 0, (storage.nbytes() // value.element_size(),))
-            positions = torch.arange(parent.numel()).as_strided(value.shape, value.stride(), value.storage_offset())
-            buffer = Buffer(TensorSpec(param, (), "input", False), parent, [value], [positions],
-                            writers=np.full(parent.numel(), -1, np.int64), readers=np.full(parent.numel(), -1, np.int64))
-            regions[param] = Region(buffer, 0, param)
-    programs = [(x, y, z) for x in range(full[0]) for y in range(full[1]) for z in range(full[2])]
-    try:
-        with interpreting([fn.__globals__]):
-            output = launch(fn, arguments, full, programs, MemoryChecker(regions, 0, full, len(grid)))
-    except OutOfBounds as violation:
-        print(f"stopped before an out-of-bounds access: {violation.message()}")
-        return False
-    print(output.printed, end="")
-    return True
 
 
 def grade(puzzle_id, kernel, seed=0, course=None):

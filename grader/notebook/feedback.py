@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402 (after choosing the non-interactiv
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from ..pipeline.performance import summary  # noqa: E402
+from ..pipeline.report import REPLAY_INTRO  # noqa: E402
 
 PALETTE = plt.get_cmap("tab20").colors
 CASES_DETAILED = 3
@@ -34,6 +35,9 @@ def puzzle_html(result):
     for case in failing[:CASES_DETAILED]:
         parts.append(f"<h4>case '{html.escape(case.name)}'</h4>")
         parts += [f"<pre style='white-space: pre-wrap'>{html.escape(d.kind)}: {html.escape(d.message)}</pre>" for d in case.diagnostics]
+        if case.replay and case is failing[0]:
+            parts.append(f"<details><summary>Step through it</summary><p>{html.escape(REPLAY_INTRO)}</p>"
+                         f"<pre>{html.escape(case.replay)}</pre></details>")
         if case.memory:
             parts += [_around_table(t) for t in case.memory["tensors"] if t.get("around")]
             parts += [_image(f, "which program touched which element") for f in access_figures(case.memory)]

@@ -35,7 +35,7 @@ def compare(case, settings=DEFAULT):
                 f"{buffer.name}: {_where(buffer, position)} was stored by {_program(case, first)} and again by "
                 f"{_program(case, second)}. Each element must be stored by exactly one program: on a GPU programs "
                 "run at the same time and the last store wins, and a program that does the whole job repeats "
-                "the work of every other program."), case.name))
+                "the work of every other program."), case.name, _blamed(case, second)))
         diagnostics += _check_written(case, buffer, settings)
     for name, expression in case.puzzle.load_budget.items():
         budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads
@@ -78,9 +78,11 @@ def _check_written(case, buffer, settings):
                 f"first at {_where(buffer, positions[nonfinite][0])}. Look for an overflow (exp overflows above "
                 "88 in float32: subtract the maximum first), a division by zero, an inf - inf, or masked lanes "
                 "loaded without other= taking part in the arithmetic (they are undefined on a GPU; the grader "
-                "makes them NaN).\n" + report), case.name))
+                "makes them NaN).\n" + report), case.name,
+                _blamed(case, buffer.writers[int(positions[nonfinite][0])])))
         else:
-            diagnostics.append(Diagnostic("mismatch", report, case.name))
+            diagnostics.append(Diagnostic("mismatch", report, case.name,
+                                          _blamed(case, buffer.writers[int(positions[wrong][0])])))
     return diagnostics
 
 
@@ -110,7 +112,7 @@ def _modified(case, buffer, changed, kind, what):
     return Diagnostic(kind, (
         f"{buffer.name} {what}: {int(changed.sum())} elements differ, the first at {_where(buffer, first)} "
         f"(was {_number(buffer.original[first])}, now {_number(buffer.parent[first])}), "
-        f"{_writer(case, buffer, first)}."), case.name)
+        f"{_writer(case, buffer, first)}."), case.name, _blamed(case, buffer.writers[first]))
 
 
 def _where(buffer, position):
@@ -125,6 +127,11 @@ def _where(buffer, position):
 def _writer(case, buffer, position):
     code = buffer.writers[int(position)]
     return "never stored" if code < 0 else _program(case, code)
+
+
+def _blamed(case, code):
+    """(launch index, program) of a writer code, for Diagnostic.program; None when no program wrote."""
+    return None if code < 0 else decode_program(code, case.launches)
 
 
 def _program(case, code):

@@ -1,5 +1,7 @@
-"""Explain a puzzle's failures across its cases: what the passing and failing cases have in common."""
+"""Explain a puzzle's failures across its cases: what the passing and failing cases have in common, and how to
+launch a failing one again to step through it."""
 from ..course import LAYOUTS
+from .memcheck import program_name
 from .results import Diagnostic
 
 # Messages from Triton (interpreter or compiler) that students meet, and what to do about them.
@@ -57,3 +59,40 @@ def _stride_pattern(puzzle, case_results, names):
         f"Every contiguous case passes but these layouts fail: {names}. The kernel assumes contiguous row-major "
         f"memory; address element (i, j) as base + i * {params[0] if params else 'stride_0'} + j * "
         f"{params[1] if len(params) > 1 else 'stride_1'} using the strides the kernel receives."))]
+
+
+def replay_code(puzzle, case, diagnostics, kernel, params):
+    """The lines that launch a failing case again in a notebook, with run() and case(): the case's tensors, its
+    grid, its sizes and blocks, and only the program the first diagnostic blames (all of them when none is).
+    `kernel`, `params`: the kernel's own name and parameter names. None for a hidden case, whose sizes and
+    values stay hidden."""
+    if case.spec.hidden:
+        return None
+    blamed = next((d.program for d in diagnostics if d.program is not None and d.program[0] < len(case.launches)
+                   and all(0 <= i < n for i, n in zip(d.program[1], case.launches[d.program[0]].grid))), None)
+    launch_index = blamed[0] if blamed else 0
+    launch = case.launches[launch_index]
+    names = [tensor.name for tensor in puzzle.tensors]
+    arguments, keywords = [], False
+    for (course_param, expression), own in zip(puzzle.args.items(), params or puzzle.params):
+        keywords = keywords or course_param in puzzle.constexprs
+        value = _literal(expression, launch.symbols, names)
+        arguments.append(f"{own}={value}" if keywords else value)
+    grid = tuple(launch.grid[:launch.dims])
+    chosen = f", programs=[{program_name(blamed[1], launch.dims)!r}]" if blamed else ""
+    piece = f", launch={launch_index}" if len(case.launches) > 1 else ""
+    unpacked = ", ".join(names) + ("," if len(names) == 1 else "")
+    return (f"{unpacked} = case({puzzle.id!r}, {case.name!r}{piece})\n"
+            f"run({kernel}, {grid!r}, {', '.join(arguments)}{chosen})")
+
+
+def _literal(expression, symbols, tensors):
+    """What a launch passes for one parameter, as code: a tensor's name, a number, or the course's expression
+    of the tensors (x.stride(0))."""
+    if expression.source.strip() in tensors:
+        return expression.source.strip()
+    try:
+        value = expression(dict(symbols))
+    except Exception:  # it reads a tensor: the expression itself, over the names case() unpacks
+        return expression.source.strip()
+    return repr(value) if isinstance(value, float) else repr(int(value))  # 1.0 stays a float: it types the launch

@@ -13,7 +13,7 @@ from .access import memory_map
 from .cases import make_case
 from .compare import compare
 from ..course import with_hidden_cases
-from .diagnose import diagnose, hint
+from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
 from .performance import estimate
@@ -189,7 +189,8 @@ def _case_result(puzzle, index, source, runs, seed, settings, pictures):
     if spec.hidden:
         diagnostics = [Diagnostic(d.kind, _hidden_message(d.kind), d.case) for d in diagnostics]
     memory = memory_map(case, runs[0]["error"]) if pictures and (diagnostics or pictures == "all") else None
-    return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, memory)
+    replay = replay_code(puzzle, case, diagnostics, source.kernel, source.params) if diagnostics else None
+    return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, replay, memory)
 
 
 def _hidden_message(kind):
@@ -217,7 +218,8 @@ def run_case(puzzle, index, source, run, seed, settings):
             program = program_name(tuple(error["program"]), case.launches[0].dims)
             message = (f"program {program} raised at {source.describe_line(error['line'], module)}: "
                        f"{source.line_text(error['line'], module)}\n{message}{hint(message)}")
-        diagnostics = [Diagnostic(error["kind"], message, case.name)]
+        program = tuple(error["program"]) + (0,) * (3 - len(error["program"]))
+        diagnostics = [Diagnostic(error["kind"], message, case.name, (error["launch"], program))]
     else:
         diagnostics = compare(case, settings)
     if diagnostics and run["printed"]:  # what the kernel printed helps to see why

@@ -8,6 +8,7 @@ compilation later in the same process), turns off the integer-overflow check who
 interpreter ignores anyway, and restores all of it on exit. `launch` then runs the programs of the grid
 in the order the case asks for, which the stock interpreter fixes to 0, 1, 2, ...
 """
+import bdb
 import contextlib
 import dataclasses
 import inspect
@@ -30,6 +31,7 @@ from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction, _normalize_ty
 
 from .memcheck import OutOfBounds
+from .readable import device_print, tensor_repr
 from ..settings import DEFAULT
 
 # The puzzles' precision contract: a float32 tl.dot is IEEE float32 unless the kernel asks for
@@ -83,6 +85,10 @@ def interpreting(namespaces=()):
     saved_precision = knobs.language.fp32_default
     knobs.language.fp32_default = FLOAT32_DOT
     patched = _gpu_semantics(builder, scope)
+    for name in ("__repr__", "__str__"):
+        scope.set_attr(tl.core.tensor, name, tensor_repr)
+    builder.create_print = device_print(builder)
+    patched.append("create_print")
     # tl.tensor's reduction methods (x.sum(axis=0), x.max()) are @jit functions stored on the class: called through
     # an instance they must receive it, as the compiler passes it.
     JITFunction.__get__ = _bind_to_tensor
@@ -292,13 +298,14 @@ class LaunchOutput:
     printed: str  # what the kernel printed (tl.device_print, print), capped
 
 
-def launch(fn, arguments, grid, programs, memory, files=None):
+def launch(fn, arguments, grid, programs, memory, files=None, capture=True):
     """Run `fn` on `arguments` ({parameter: value}, bind_arguments) for every program in `programs`,
     memory-checked.
 
     Must run inside `interpreting()`. Raises memcheck.OutOfBounds before any out-of-bounds access and
     KernelCrashed when the kernel itself raises, with the deepest line of `files` (the kernel's own file when
-    none are given) where it happened.
+    none are given) where it happened. `capture`: what the kernel prints is returned, not shown (False leaves
+    it on the screen as it happens, where a debugger stopped in the kernel talks to the student).
     """
     kernel = _interpretable(fn)
     constexprs = constexpr_params(fn)
@@ -314,12 +321,12 @@ def launch(fn, arguments, grid, programs, memory, files=None):
     builder = interpreter.interpreter_builder
     builder.set_grid_dim(*grid)
     printed = io.StringIO()
-    with memory.installed(), contextlib.redirect_stdout(printed):
+    with memory.installed(), contextlib.redirect_stdout(printed) if capture else contextlib.nullcontext():
         for program in programs:
             builder.set_grid_idx(*program)
             try:
                 kernel(**call_args)
-            except OutOfBounds:
+            except (OutOfBounds, bdb.BdbQuit):
                 raise
             except Exception as error:
                 raise _crash(error, program, files or {fn.__code__.co_filename}) from error

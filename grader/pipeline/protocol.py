@@ -229,14 +229,14 @@ def _error(error, case, modules):
     program = error.get("program")
     _expect(isinstance(program, (list, tuple)) and 1 <= len(program) <= 3, "an error names no program")
     checked["program"] = [_int(p, 0, 2 ** 31) for p in program]
+    checked["launch"] = _int(error.get("launch", 0), 0, len(case.launches))
     if error["kind"] == "out_of_bounds":
         tensor, access, offsets = error.get("tensor"), error.get("access"), error.get("offsets")
         _expect(tensor is None or tensor in case.buffers, "an out-of-bounds error names an unknown tensor")
         _expect(access in ACCESSES, "an out-of-bounds error names an unknown access")
         _expect(isinstance(offsets, list) and all(isinstance(o, float) for o in offsets[:OFFSETS_KEPT]),
                 "an out-of-bounds error has malformed offsets")
-        checked.update(tensor=tensor, access=access, offsets=offsets[:OFFSETS_KEPT],
-                       launch=_int(error.get("launch", 0), 0, len(case.launches)))
+        checked.update(tensor=tensor, access=access, offsets=offsets[:OFFSETS_KEPT])
     else:
         line, module = error.get("line"), error.get("module")
         _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")

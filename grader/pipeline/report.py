@@ -41,6 +41,10 @@ def to_text(report, title=""):
     return "\n".join(lines)
 
 
+REPLAY_INTRO = ("To watch it go wrong, put breakpoint() (or print) in the kernel and run this in a cell "
+                "(from grader.notebook import case, run):")
+
+
 def puzzle_text(puzzle):
     """One puzzle: a line per case, then what went wrong."""
     lines = [f"{puzzle.id}: {puzzle.title} - {puzzle.status.upper()}, "
@@ -64,6 +68,8 @@ def _puzzle_details(puzzle):
         lines.append(f"  case '{case.name}': {case.description}")
         for diagnostic in case.diagnostics:
             lines += _indent(f"{diagnostic.kind}: {diagnostic.message}", "    ")
+        if case.replay and case is failing[0]:
+            lines += ["    " + REPLAY_INTRO] + _indent(case.replay, "        ")
     if len(failing) > FAILING_CASES_SHOWN:
         more = ", ".join(f"'{c.name}'" for c in failing[FAILING_CASES_SHOWN:])
         lines.append(f"  {len(failing) - FAILING_CASES_SHOWN} more failing cases: {more} (--json lists them all)")

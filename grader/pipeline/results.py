@@ -38,6 +38,7 @@ class Diagnostic:
     kind: str
     message: str
     case: str = None
+    program: tuple = None  # (launch index, (x, y, z)): the program it blames, to step through with run()
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -49,6 +50,7 @@ class CaseResult:
     description: str
     status: str  # pass | fail
     diagnostics: list = field(default_factory=list)
+    replay: str = None  # the lines that launch the failing program of this case again (diagnose.replay_code)
     memory: dict = None  # which program loaded and stored each element (access.memory_map), for pictures
 
 

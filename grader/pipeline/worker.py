@@ -171,7 +171,8 @@ def _run(kernel, case, order, puzzle_params, modules):
         except KernelCrashed as crash:
             kind = "out_of_memory" if isinstance(crash.error, MemoryError) else "kernel_error"
             error = {"kind": kind, "message": f"{type(crash.error).__name__}: {crash.error}", "line": crash.line,
-                     "module": modules.module_of(crash.filename), "program": list(crash.program)}
+                     "module": modules.module_of(crash.filename), "program": list(crash.program),
+                     "launch": launch_index}
         if error:
             break
     return {"order": order, "error": error, "printed": printed,

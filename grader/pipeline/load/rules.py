@@ -301,7 +301,11 @@ class Checker:
         if binding is not None:
             self.use(node, binding, f"`{node.id}`")
             return
-        if node.id not in self.builtins:
+        if node.id == "breakpoint" and not self.host:
+            self.refuse(node, "breakpoint() stops a kernel launched with run() in the debugger, but it is not part "
+                              "of Triton's kernel language (the GPU compiler rejects it) and the check compiles the "
+                              "kernel for the GPU: remove it before checking.")
+        elif node.id not in self.builtins:
             self.refuse(node, f"`{node.id}` is not defined" + ("" if self.host else
                               " in the kernel's module: kernels use their parameters, triton.language, math, and "
                               "the module's @triton.jit functions and constants"))
