@@ -93,6 +93,8 @@ class Region:
 class MemoryChecker:
     """Holds the regions of one launch and refuses, before the copy, any access outside them."""
 
+    tags_pointers = True  # every pointer computed from an argument's carries its region (TAG)
+
     def __init__(self, regions, launch_index, grid, dims):
         self.regions = regions  # parameter name -> Region
         self.launch_index = launch_index
@@ -196,7 +198,7 @@ class MemoryChecker:
         replace("create_masked_store", checked_store)
         replace("create_atomic_rmw", checked_rmw)
         replace("create_atomic_cas", checked_cas)
-        for name in POINTER_PROPAGATING:
+        for name in POINTER_PROPAGATING if self.tags_pointers else ():
             if hasattr(builder, name):
                 replace(name, _propagating(getattr(builder, name)))
         try:

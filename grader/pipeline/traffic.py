@@ -22,12 +22,13 @@ from contextlib import contextmanager
 import numpy as np
 from triton.runtime import interpreter
 
-from .memcheck import TAG, MemoryChecker
+from .memcheck import MemoryChecker
 
 SECTOR_BYTES = 32
 WARP_LANES = 32
 VECTOR_BYTES = 16  # the widest load one lane issues (ld.global.v4.b32)
 SAMPLED_PROGRAMS = 3
+PATTERNS_KEPT = 4096
 # What the special-function units compute (one per element and SM clock slot), as the interpreter's builder names it.
 SPECIAL = ("create_exp", "create_exp2", "create_log", "create_log2", "create_sqrt", "create_precise_sqrt",
            "create_rsqrt")
@@ -60,13 +61,18 @@ def sampled_programs(grid):
 class TrafficRecorder(MemoryChecker):
     """Records what each access moves instead of checking it against a case's views (the launch's `memory`)."""
 
+    # An access's tensor is the one its first address falls in: the benchmark's tensors are apart, and following
+    # every pointer through the arithmetic would cost a sixth of the profile.
+    tags_pointers = False
+
     def __init__(self, regions, files, seconds=math.inf):
         super().__init__(regions, 0, (1, 1, 1), 1)
         self.seconds, self.deadline = seconds, time.monotonic() + seconds
         self.files = set(files)
         self.sites = {}  # (line, access, tensor) -> counters
         self.dots = {}  # (line, m, n, k, a dtype, b dtype, precision) -> executions
-        self.touched = {}  # (tensor, access) -> [addresses of the current program]
+        self.touched = {}  # (tensor, access) -> Footprint of the current program
+        self.patterns = {}  # an access's addresses relative to its first, its alignment and mask -> warp_requests
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
 
@@ -78,21 +84,36 @@ class TrafficRecorder(MemoryChecker):
             np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)
         if not active.any():
             return
-        region = getattr(pointers, TAG, None) or self._region_of(addresses[active])
+        region = self._region_of(addresses[active])
         if region is None or not region.contains(addresses[active]).all():
             raise ProfileError(f"a {access} reaches outside {region.name if region else 'every tensor argument'} "
                                "at the benchmark size")
         site = self.sites.setdefault((self._line(), access, region.name),
                                      {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
                                       "requests": 0})
-        lanes, sectors, ideal, requests = warp_requests(addresses, active, region.itemsize)
+        lanes, sectors, ideal, requests = self._warp_requests(addresses, active, region.itemsize)
         site["executions"] += 1
         site["lanes"] += lanes
         site["bytes"] += lanes * region.itemsize
         site["sectors"] += sectors
         site["ideal_sectors"] += ideal
         site["requests"] += requests
-        self.touched.setdefault((region.name, access), []).append(addresses[active])
+        footprint = self.touched.get((region.name, access))
+        if footprint is None:
+            footprint = self.touched[(region.name, access)] = Footprint(region)
+        footprint.add(addresses[active])
+
+    def _warp_requests(self, addresses, active, itemsize):
+        """warp_requests, remembered by the access's shape: a loop walks its tiles with the same pattern shifted
+        (sectors and lanes do not change when every address moves by a whole number of sectors)."""
+        first = int(addresses.flat[0])
+        key = (itemsize, addresses.shape, first % SECTOR_BYTES, (addresses - first).tobytes(), active.tobytes())
+        counts = self.patterns.get(key)
+        if counts is None:
+            counts = warp_requests(addresses, active, itemsize)
+            if len(self.patterns) < PATTERNS_KEPT:
+                self.patterns[key] = counts
+        return counts
 
     def _region_of(self, addresses):
         return next((r for r in self.regions.values() if r.contains(addresses[:1]).all()), None)
@@ -105,15 +126,9 @@ class TrafficRecorder(MemoryChecker):
         return frame.f_lineno if frame is not None else None
 
     def end_program(self):
-        for (tensor, access), chunks in self.touched.items():
-            ordered = np.sort(np.concatenate(chunks))  # np.unique hashes: far slower at a million addresses
-            distinct = (int(np.count_nonzero(np.diff(ordered))) + 1) * self.regions_by_name[tensor].itemsize
-            self.unique[(tensor, access)] = self.unique.get((tensor, access), 0) + distinct
+        for key, footprint in self.touched.items():
+            self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
         self.touched = {}
-
-    @property
-    def regions_by_name(self):
-        return {region.name: region for region in self.regions.values()}
 
     @contextmanager
     def installed(self):
@@ -154,6 +169,24 @@ class TrafficRecorder(MemoryChecker):
                 "unique": [{"tensor": tensor, "access": access, "bytes": int(count)}
                            for (tensor, access), count in self.unique.items()],
                 "special": int(self.special)}
+
+
+class Footprint:
+    """The elements of one tensor a program touched, as a map of the tensor (a sort of a million addresses per
+    program would cost more than the program's interpretation)."""
+
+    def __init__(self, region):
+        self.region = region
+        self.touched = np.zeros(region.nbytes // region.itemsize, bool)  # pages never touched are never zeroed
+        self.low, self.high = len(self.touched), -1
+
+    def add(self, addresses):
+        elements = (addresses - self.region.base) // self.region.itemsize
+        self.touched[elements] = True
+        self.low, self.high = min(self.low, int(elements.min())), max(self.high, int(elements.max()))
+
+    def distinct_bytes(self):
+        return int(np.count_nonzero(self.touched[self.low:self.high + 1])) * self.region.itemsize
 
 
 def warp_requests(addresses, active, itemsize):
