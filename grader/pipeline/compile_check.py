@@ -148,14 +148,17 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None):
     """([{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
     (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None).
 
-    For each target the kernel is compiled in full once and traced as every launch that specialises differently
-    (other block sizes, dtypes, ints equal to 1) launches it. The full compile is the first of `launches` (the
-    arguments of each case's launches: [(case index, args)]), except for the target of `benchmark`
-    ((target, args, config): the GPU stage's first launch), compiled in full as that launch (what it asks of an
-    SM is the resources, compile_resources) when the compiler accepts it. `line` is a line of the rebuilt module
-    named `module`, or None; `case` the index of the case whose launch is rejected."""
+    For each target the kernel is compiled in full once, and every launch that specialises differently (other
+    block sizes, dtypes, ints equal to 1) is traced through the front of the compiler. The full compile is the
+    first of `launches` (the arguments of each case's launches: [(case index, args)]), except for the target of
+    `benchmark` ((target, args, config): the GPU stage's first launch), compiled in full as that launch (what it
+    asks of an SM is the resources, compile_resources) when the compiler accepts it. The front of the compiler
+    differs between targets only in the float8 types it accepts, more of them the newer the target: a launch
+    it accepted for an older target is not traced again for a newer one. `line` is a line of the rebuilt
+    module named `module`, or None; `case` the index of the case whose launch is rejected."""
     failures, resources = {}, None
-    for target in targets:
+    accepted = set()  # specialisations the front of the compiler accepted for an older target
+    for target in sorted(targets):
         # Fresh modules for each target: after one failed compile, Triton lets the same kernel object
         # compile "successfully" (seen with a torch call inside a kernel on 3.9).
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
@@ -172,19 +175,17 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None):
                 failures.setdefault(describe(error, modules) + (first_case,), []).append(target)
                 continue
             to_trace = launches[1:]
-            traced = {specialisation(kernel, first_args)}
-        else:
-            traced = set()
+            accepted.add(specialisation(kernel, first_args))
         for case, args in to_trace:
             key = specialisation(kernel, args)
-            if key in traced:
+            if key in accepted:
                 continue
-            traced.add(key)
             try:
                 trace_kernel(kernel, args, target)
             except Exception as error:
                 failures.setdefault(describe(error, modules) + (case,), []).append(target)
                 break
+            accepted.add(key)
     return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
             for (message, module, line, case), targets in failures.items()], resources
 
