@@ -1,4 +1,5 @@
-"""Each puzzle notebook runs top to bottom in a real Jupyter kernel: the skeleton fails kindly, the solution passes."""
+"""Each puzzle notebook runs top to bottom in a real Jupyter kernel: the skeleton fails kindly, then the solution
+pasted in passes."""
 import ast
 import html
 import os
@@ -30,19 +31,18 @@ def without_autotune(source):
 
 @pytest.fixture(scope="module")
 def executed():
-    """Every puzzle notebook run top to bottom, as it is and with its solution pasted in, two kernels at a time
-    per core (each is a Jupyter kernel waiting on its sandboxed worker most of the time)."""
-    runs = {(p["id"], kind): (p, kind) for p in PUZZLES for kind in ("skeleton", "solution")}
-
-    def run(item):
-        puzzle, kind = item
-        solution = without_autotune((ROOT / puzzle["solution"]).read_text()) if kind == "solution" else None
-        return _execute(puzzle, solution)
+    """Every puzzle notebook run top to bottom as it is, then, in the same Jupyter kernel as a student who fixes
+    the kernel would, its solution pasted into a new cell and every cell after the skeleton run again (their
+    copies tagged "solution:<tag>"); two notebooks at a time per core (each kernel waits on its sandboxed
+    worker most of the time)."""
+    def run(puzzle):
+        solution = without_autotune((ROOT / puzzle["solution"]).read_text())
+        return _execute(puzzle, then_solution=solution)
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
-        return dict(zip(runs, pool.map(run, runs.values())))
+        return {p["id"]: notebook for p, notebook in zip(PUZZLES, pool.map(run, PUZZLES))}
 
 
-def _execute(puzzle, solution=None, forward=None):
+def _execute(puzzle, solution=None, forward=None, then_solution=None):
     notebook = nbformat.read(ROOT / puzzle["notebook"], as_version=4)
     for cell in notebook.cells:
         tags = cell.metadata.get("tags", [])
@@ -50,6 +50,11 @@ def _execute(puzzle, solution=None, forward=None):
             cell.source = solution
         if forward and "forward" in tags:
             cell.source = forward
+    if then_solution:
+        skeleton = next(i for i, c in enumerate(notebook.cells) if "skeleton" in c.metadata.get("tags", []))
+        again = [nbformat.v4.new_code_cell(c.source, metadata={"tags": [f"solution:{t}" for t in c.metadata.get(
+            "tags", [])]}) for c in notebook.cells[skeleton + 1:] if c.cell_type == "code"]
+        notebook.cells += [nbformat.v4.new_code_cell(then_solution, metadata={"tags": ["solution:skeleton"]})] + again
     NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     return notebook
 
@@ -59,16 +64,17 @@ def _outputs(notebook, tag):
     return cell.outputs
 
 
-def _check_report(notebook):
-    """(the HTML report, the line of text) of the check cell, which must write nothing else."""
-    outputs = _outputs(notebook, "check")
+def _check_report(notebook, run=""):
+    """(the HTML report, the line of text) of the check cell (of the solution's run: run="solution:"), which must
+    write nothing else."""
+    outputs = _outputs(notebook, f"{run}check")
     assert [o.output_type for o in outputs] == ["display_data", "stream"] and outputs[1].name == "stdout", outputs
     return html.unescape(outputs[0].data["text/html"]), outputs[1].text
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
 def test_the_skeleton_runs_and_reports_a_failure(executed, puzzle):
-    notebook = executed[(puzzle["id"], "skeleton")]
+    notebook = executed[puzzle["id"]]
     report, line = _check_report(notebook)
     assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - FAIL")
     assert "Is the kernel body still the skeleton's `pass`?" in report
@@ -77,7 +83,7 @@ def test_the_skeleton_runs_and_reports_a_failure(executed, puzzle):
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p["id"] for p in PUZZLES])
 def test_the_solution_passes_in_the_notebook(executed, puzzle):
-    report, line = _check_report(executed[(puzzle["id"], "solution")])
+    report, line = _check_report(executed[puzzle["id"]], run="solution:")
     assert line.startswith(f"{puzzle['id']}: {puzzle['title']} - PASS, {puzzle['points']}/{puzzle['points']} points")
     assert report.count(">pass<") == len(puzzle["cases"])
 
@@ -100,13 +106,13 @@ TAUGHT = {
 
 @pytest.mark.parametrize("puzzle_id", TAUGHT)
 def test_the_notebooks_that_teach_debugging_run_their_example(executed, puzzle_id):
-    printed = "".join(o.text for o in _outputs(executed[(puzzle_id, "skeleton")], "debug") if o.output_type == "stream")
+    printed = "".join(o.text for o in _outputs(executed[puzzle_id], "debug") if o.output_type == "stream")
     for line in TAUGHT[puzzle_id]:
         assert line in printed.splitlines(), printed
 
 
 def test_a_failing_check_gives_the_lines_that_launch_its_case_again(executed):
-    report, _ = _check_report(executed[("vector_add", "skeleton")])
+    report, _ = _check_report(executed["vector_add"])
     assert "Step through it" in report
     assert "x, y, out = case('vector_add', 'ragged tail')\nrun(add_kernel, (4,), x, y, out, 1000, BLOCK_SIZE=256)" \
         in report, "the skeleton stores nothing: no program to blame, the whole launch"
