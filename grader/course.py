@@ -170,6 +170,11 @@ class Course:
         return f"Course({str(self.path)!r}, {len(self.puzzles)} puzzles)"
 
 
+# libyaml's safe loader where PyYAML was built with it: the same documents, parsed ten times as fast (a check
+# reads the course every time; 0.3 s of a notebook's 1 s check with the pure-Python one).
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def default_course_path():
     """The course.yml of the checkout this package lives in."""
     return Path(__file__).resolve().parent.parent / "course.yml"
@@ -185,9 +190,9 @@ def load_course(path=None, text=None):
         except OSError as error:
             raise CourseError(path, "", f"cannot read the course file ({error.strerror}); pass --course PATH") from None
     else:
-        return _Reader(path, check_files=False).course(yaml.safe_load(text))
+        return _Reader(path, check_files=False).course(yaml.load(text, Loader=YAML_LOADER))
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=YAML_LOADER)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
