@@ -69,3 +69,28 @@ def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
     types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
     assert types["stride_n"] == "constexpr" and constexprs["stride_n"] == 1
     assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]
+
+
+def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_case_that_uses_it(tmp_path, grade):
+    # The front of the compiler accepts float8e4nv for sm_90 but not for sm_80: a launch it accepted for sm_80 is
+    # not traced again for sm_90, one it rejected there is.
+    (tmp_path / "vector_add.py").write_text(textwrap.dedent('''\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            mask = offsets < n_elements
+            x = tl.load(x_ptr + offsets, mask=mask)
+            if BLOCK_SIZE == 512:
+                x = x.to(tl.float8e4nv).to(tl.float32)
+            tl.store(out_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+    '''))
+    result = grade(tmp_path / "vector_add.py").puzzle("vector_add")
+    [diagnostic] = result.diagnostics
+    assert diagnostic.kind == "compile" and result.cases == []
+    assert diagnostic.message.startswith(
+        "the GPU compiler (sm_80) rejects the kernel as the case 'exact multiple' launches it"), diagnostic.message
+    assert "vector_add.py line 11:" in diagnostic.message and "fp8e4nv" in diagnostic.message
