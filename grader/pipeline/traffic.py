@@ -104,8 +104,8 @@ class TrafficRecorder(MemoryChecker):
         footprint.add(addresses[active])
 
     def _warp_requests(self, addresses, active, itemsize):
-        """warp_requests, remembered by the access's shape: a loop walks its tiles with the same pattern shifted
-        (sectors and lanes do not change when every address moves by a whole number of sectors)."""
+        """warp_requests, remembered by the pattern of the addresses: a loop walks its tiles with the same pattern
+        shifted (sectors and lanes do not change when every address moves by a whole number of sectors)."""
         first = int(addresses.flat[0])
         key = (itemsize, addresses.shape, first % SECTOR_BYTES, (addresses - first).tobytes(), active.tobytes())
         counts = self.patterns.get(key)
