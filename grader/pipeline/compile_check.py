@@ -4,6 +4,8 @@ The interpreter runs plain Python, so it accepts what the GPU compiler rejects: 
 tl.constexpr, a tl.dot on blocks smaller than 16, a non-constexpr global. `triton.compile` needs no GPU to
 produce PTX. It runs in the sandboxed worker, before interpretation (constexpr functions run while compiling).
 """
+import json
+import os
 import re
 
 from .interpret import bind_arguments, constexpr_params, python_function
@@ -144,9 +146,10 @@ def specialisation(kernel, args):
     return repr((sorted(types.items()), sorted(constexprs.items(), key=str)))
 
 
-def compile_problems(modules, kernel_name, launches, targets, benchmark=None):
+def compile_problems(modules, kernel_name, launches, targets, benchmark=None, meanwhile=None):
     """([{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
-    (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None).
+    (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None, what
+    `meanwhile` returned or None).
 
     For each target the kernel is compiled in full once, and every launch that specialises differently (other
     block sizes, dtypes, ints equal to 1) is traced through the front of the compiler. The full compile is the
@@ -155,39 +158,91 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None):
     asks of an SM is the resources, compile_resources) when the compiler accepts it. The front of the compiler
     differs between targets only in the float8 types it accepts, more of them the newer the target: a launch
     it accepted for an older target is not traced again for a newer one. `line` is a line of the rebuilt
-    module named `module`, or None; `case` the index of the case whose launch is rejected."""
-    failures, resources = {}, None
-    accepted = set()  # specialisations the front of the compiler accepted for an older target
-    for target in sorted(targets):
-        # Fresh modules for each target: after one failed compile, Triton lets the same kernel object
+    module named `module`, or None; `case` the index of the case whose launch is rejected.
+
+    The benchmark's compile, the slowest (its tiles are the largest), runs in a process of its own while this
+    one checks every launch and then, once all of them are accepted, calls `meanwhile` (the interpretation of
+    the cases, which patches Triton and so cannot share a process with a compile): on a second core the
+    estimate then costs little more than its profile.
+    """
+    failures, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
+    benchmark_target = benchmark[0] if benchmark is not None and benchmark[0] in targets else None
+    resources = None
+    if benchmark_target is not None:
+        # Fresh modules for each compile: after one failed compile, Triton lets the same kernel object
         # compile "successfully" (seen with a torch call inside a kernel on 3.9).
+        resources = _forked(compile_resources, getattr(modules.load(f"_sm{benchmark_target}b"), kernel_name),
+                            benchmark[1], benchmark_target, benchmark[2])
+    for target in sorted(targets):
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
-        to_trace = launches
-        if benchmark is not None and benchmark[0] == target:
-            resources = compile_resources(kernel, benchmark[1], target, benchmark[2])
-            if "error" in resources:  # a tuning configuration the GPU stage would reject: not the cases' concern
-                kernel = getattr(modules.load(f"_sm{target}b"), kernel_name)
-        if resources is None or "error" in resources or benchmark[0] != target:
-            first_case, first_args = launches[0]
-            try:
-                compile_kernel(kernel, first_args, target)
-            except Exception as error:
-                failures.setdefault(describe(error, modules) + (first_case,), []).append(target)
-                continue
+        to_trace = launches  # the benchmark's compile stands for the target's full compile, unless it fails
+        if target != benchmark_target and not _compiles(kernel, launches[0], target, failures, modules, accepted):
+            continue
+        if target != benchmark_target:
             to_trace = launches[1:]
-            accepted.add(specialisation(kernel, first_args))
-        for case, args in to_trace:
-            key = specialisation(kernel, args)
-            if key in accepted:
-                continue
-            try:
-                trace_kernel(kernel, args, target)
-            except Exception as error:
-                failures.setdefault(describe(error, modules) + (case,), []).append(target)
-                break
-            accepted.add(key)
-    return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
-            for (message, module, line, case), targets in failures.items()], resources
+        _trace(kernel, to_trace, target, failures, modules, accepted)
+    met = meanwhile() if meanwhile is not None and not failures else None
+    if benchmark_target is not None:
+        resources = resources()
+        if "error" in resources and not any(benchmark_target in t for t in failures.values()):
+            # A tuning configuration the GPU stage would reject is not the cases' concern: their first launch is.
+            _compiles(getattr(modules.load(f"_sm{benchmark_target}f"), kernel_name), launches[0], benchmark_target,
+                      failures, modules, accepted)
+    return [{"targets": sorted(targets), "message": message, "line": line, "module": module, "case": case}
+            for (message, module, line, case), targets in failures.items()], resources, met
+
+
+def _compiles(kernel, launch, target, failures, modules, accepted):
+    """Compile `kernel` in full as the case `launch` ((case index, args)) launches it; False (and the failure
+    noted) when the compiler rejects it."""
+    case, args = launch
+    try:
+        compile_kernel(kernel, args, target)
+    except Exception as error:
+        failures.setdefault(describe(error, modules) + (case,), []).append(target)
+        return False
+    accepted.add(specialisation(kernel, args))
+    return True
+
+
+def _trace(kernel, launches, target, failures, modules, accepted):
+    """Trace each launch not accepted yet through the front of the compiler, up to the first it rejects."""
+    for case, args in launches:
+        key = specialisation(kernel, args)
+        if key in accepted:
+            continue
+        try:
+            trace_kernel(kernel, args, target)
+        except Exception as error:
+            failures.setdefault(describe(error, modules) + (case,), []).append(target)
+            return
+        accepted.add(key)
+
+
+def _forked(function, *args):
+    """Start function(*args) in a forked process; returns a callable that waits for what it returned (JSON
+    data), or {"error"} if the process ended without an answer."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # never returns
+        os.close(read)
+        try:
+            answer = json.dumps(function(*args)).encode()
+            while answer:
+                answer = answer[os.write(write, answer):]
+        finally:
+            os._exit(0)
+    os.close(write)
+
+    def result():
+        with os.fdopen(read, "rb") as pipe:
+            answer = pipe.read()
+        os.waitpid(pid, 0)
+        try:
+            return json.loads(answer)
+        except ValueError:
+            return {"error": "the compiler's process ended without an answer"}
+    return result
 
 
 def describe(error, modules):

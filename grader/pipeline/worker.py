@@ -91,16 +91,22 @@ def run_puzzle(job, directory, course=None):
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
     plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
     benchmark = (PROFILE_TARGET, plan.args, plan.config) if isinstance(plan, Plan) else None
-    problems, resources = compile_problems(modules, job["kernel"], launches, job["targets"], benchmark)
+
+    def interpret():
+        kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
+        cases = []
+        with interpreting([vars(module) for module in modules.loaded.values()]):
+            for case in job["cases"]:
+                cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
+                                       for order in case["orders"]]})
+                (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
+        return kernel, cases
+
+    problems, resources, interpreted = compile_problems(modules, job["kernel"], launches, job["targets"], benchmark,
+                                                        meanwhile=interpret)
     if problems:
         return {"compile": problems, "cases": []}
-    kernel = getattr(modules.load(), job["kernel"])  # last: the modules interpreting() points at Triton's interpreter
-    cases = []
-    with interpreting([vars(module) for module in modules.loaded.values()]):
-        for case in job["cases"]:
-            cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
-                                   for order in case["orders"]]})
-            (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
+    kernel, cases = interpreted
     outcome = {"compile": [], "cases": cases}
     if plan is not None and not any(run["error"] for case in cases for run in case["runs"]):
         outcome["profile"] = _profile(kernel, plan, resources, modules, job["profile"]["seconds"])
