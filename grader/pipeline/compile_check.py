@@ -146,67 +146,69 @@ def specialisation(kernel, args):
     return repr((sorted(types.items()), sorted(constexprs.items(), key=str)))
 
 
-def compile_problems(modules, kernel_name, launches, targets, benchmark=None, meanwhile=None):
+def compile_problems(modules, kernel_name, launches, targets, benchmark=None, meanwhile=None, fork=False):
     """([{"targets", "message", "line", "module", "case"}] for what the GPU compiler rejects of the kernel
     (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None, what
     `meanwhile` returned or None).
 
-    For each target the kernel is compiled in full once, and every launch that specialises differently (other
-    block sizes, dtypes, ints equal to 1) is traced through the front of the compiler. The full compile is the
-    first of `launches` (the arguments of each case's launches: [(case index, args)]), except for the target of
-    `benchmark` ((target, args, config): the GPU stage's first launch), compiled in full as that launch (what it
-    asks of an SM is the resources, compile_resources) when the compiler accepts it. The front of the compiler
-    differs between targets only in the float8 types it accepts, more of them the newer the target: a launch
-    it accepted for an older target is not traced again for a newer one. `line` is a line of the rebuilt
-    module named `module`, or None; `case` the index of the case whose launch is rejected.
+    For each target the kernel is compiled in full once, and every launch (the arguments of each case's
+    launches: [(case index, args)]) is traced through the front of the compiler, which is where other block
+    sizes, dtypes or ints equal to 1 go wrong (a branch that gives a value two shapes, a tl.dot below 16). The
+    full compile is the first launch's, except for the target of `benchmark` ((target, args, config): the GPU
+    stage's first launch), compiled in full as that launch (what it asks of an SM is the resources,
+    compile_resources), or as the first launch if the compiler rejects that configuration. The front of the
+    compiler differs between targets only in the float8 types it accepts, more of them the newer the target:
+    a launch it accepted for an older target is not traced again for a newer one. Each target's first
+    rejection is reported, its full compile's before its traces'; `line` is a line of the rebuilt module named
+    `module`, or None; `case` the index of the case whose launch is rejected.
 
-    The benchmark's compile, the slowest (its tiles are the largest), runs in a process of its own while this
-    one checks every launch and then, once all of them are accepted, calls `meanwhile` (the interpretation of
-    the cases, which patches Triton and so cannot share a process with a compile): on a second core the
-    estimate then costs little more than its profile.
+    With `fork` (a core to spare), the full compiles, the slow part, run in forked processes while this one
+    traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation of the
+    cases, which patches Triton and so cannot share a process with a compile): they then cost little time.
+    Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
     """
-    failures, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
+    start = _forked if fork else _now
     benchmark_target = benchmark[0] if benchmark is not None and benchmark[0] in targets else None
-    resources = None
-    if benchmark_target is not None:
-        # Fresh modules for each compile: after one failed compile, Triton lets the same kernel object
-        # compile "successfully" (seen with a torch call inside a kernel on 3.9).
-        resources = _forked(compile_resources, getattr(modules.load(f"_sm{benchmark_target}b"), kernel_name),
-                            benchmark[1], benchmark_target, benchmark[2])
+    # Fresh modules for each compile: after one failed compile, Triton lets the same kernel object compile
+    # "successfully" (seen with a torch call inside a kernel on 3.9).
+    compiles = {target: start(compile_resources, getattr(modules.load(f"_sm{target}b"), kernel_name),
+                                benchmark[1], target, benchmark[2]) if target == benchmark_target
+                else start(_rejection, modules, f"_sm{target}", kernel_name, launches[0], target)
+                for target in sorted(targets)}
+    traced, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
     for target in sorted(targets):
-        kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
-        to_trace = launches  # the benchmark's compile stands for the target's full compile, unless it fails
-        if target != benchmark_target and not _compiles(kernel, launches[0], target, failures, modules, accepted):
-            continue
-        if target != benchmark_target:
-            to_trace = launches[1:]
-        _trace(kernel, to_trace, target, failures, modules, accepted)
-    met = meanwhile() if meanwhile is not None and not failures else None
-    if benchmark_target is not None:
-        resources = resources()
-        if "error" in resources and not any(benchmark_target in t for t in failures.values()):
-            # A tuning configuration the GPU stage would reject is not the cases' concern: their first launch is.
-            _compiles(getattr(modules.load(f"_sm{benchmark_target}f"), kernel_name), launches[0], benchmark_target,
-                      failures, modules, accepted)
-    return [{"targets": sorted(targets), "message": message, "line": line, "module": module, "case": case}
+        traced[target] = _first_traced_rejection(getattr(modules.load(f"_sm{target}"), kernel_name), launches, target,
+                                                 modules, accepted)
+    met = meanwhile() if meanwhile is not None and not any(traced.values()) else None
+    failures, resources = {}, None
+    for target, finished in compiles.items():
+        rejection = finished()
+        if target == benchmark_target:
+            resources, rejection = rejection, None
+            if "error" in resources and not traced[target]:
+                # A tuning configuration the GPU stage would reject is not the cases' concern: their first launch is.
+                rejection = _rejection(modules, f"_sm{target}f", kernel_name, launches[0], target)
+        rejection = tuple(rejection) if rejection else traced[target]
+        if rejection:
+            failures.setdefault(rejection, []).append(target)
+    return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
             for (message, module, line, case), targets in failures.items()], resources, met
 
 
-def _compiles(kernel, launch, target, failures, modules, accepted):
-    """Compile `kernel` in full as the case `launch` ((case index, args)) launches it; False (and the failure
-    noted) when the compiler rejects it."""
+def _rejection(modules, suffix, kernel_name, launch, target):
+    """[message, module, line, case] of the compiler's rejection of the case `launch` ((case index, args)),
+    compiled in full for sm_`target` from fresh modules (loaded with `suffix`), or None."""
     case, args = launch
     try:
-        compile_kernel(kernel, args, target)
+        compile_kernel(getattr(modules.load(suffix), kernel_name), args, target)
     except Exception as error:
-        failures.setdefault(describe(error, modules) + (case,), []).append(target)
-        return False
-    accepted.add(specialisation(kernel, args))
-    return True
+        return [*describe(error, modules), case]
+    return None
 
 
-def _trace(kernel, launches, target, failures, modules, accepted):
-    """Trace each launch not accepted yet through the front of the compiler, up to the first it rejects."""
+def _first_traced_rejection(kernel, launches, target, modules, accepted):
+    """(message, module, line, case) of the first launch the front of the compiler rejects, or None; what it
+    accepts joins `accepted`."""
     for case, args in launches:
         key = specialisation(kernel, args)
         if key in accepted:
@@ -214,9 +216,15 @@ def _trace(kernel, launches, target, failures, modules, accepted):
         try:
             trace_kernel(kernel, args, target)
         except Exception as error:
-            failures.setdefault(describe(error, modules) + (case,), []).append(target)
-            return
+            return (*describe(error, modules), case)
         accepted.add(key)
+    return None
+
+
+def _now(function, *args):
+    """function(*args), called now; returns a callable that gives what it returned."""
+    answer = function(*args)
+    return lambda: answer
 
 
 def _forked(function, *args):

@@ -4,6 +4,7 @@ This process never runs the submission: it reads the kernels (load.py), makes th
 results (cases.py), has the worker compile and interpret the kernels in a sandbox (sandbox.py, worker.py),
 and compares what comes back (compare.py, diagnose.py). A hostile submission can only spoil its own run.
 """
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -80,55 +81,53 @@ def _result(puzzle, loaded, graded):
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
                   workers=1, performance=False):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
-    mapping it to its puzzle), run in sandboxed workers (each restarted if it dies).
+    mapping it to its puzzle), each run in a sandboxed worker of its own (restarted if it dies).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
-    `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once, each on
-    its share of the sources (one submission's: a class grades its students in parallel instead). `performance`:
-    profile each puzzle with a benchmark at its size too, and estimate a passing kernel's speed on a GPU (or a
-    {puzzle id: configuration} to profile those configurations instead of the first the kernel declares).
+    `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once (one
+    submission's puzzles: a class grades its students in parallel instead). `performance`: profile each puzzle
+    with a benchmark at its size too, and estimate a passing kernel's speed on a GPU (or a {puzzle id:
+    configuration} to profile those configurations instead of the first the kernel declares).
+
+    Each source goes through the whole pipeline on its own (cases, worker, comparison), so that this process
+    makes one puzzle's cases and compares another's while the workers run, and a core that is done takes the
+    next source: the largest first (cases times lines of kernel, a rough measure of the work), so that no core
+    waits at the end for one that started a large one late.
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
-    cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in sources}
-    ids = {key: f"job{index}" for index, key in enumerate(sources)}  # the worker's file names: nothing of the key
-    keys = {job_id: key for key, job_id in ids.items()}
-    jobs = {key: job(ids[key], puzzles[key], sources[key], cases[key], settings, performance) for key in sources}
-    shared = {"course": course.path.read_text(), "course_path": str(course.path)} \
-        if any("profile" in request for request in jobs.values()) else None
-    report = progress and (lambda job_id, done: progress(keys[job_id], done))
+    course_text = {"course": course.path.read_text(), "course_path": str(course.path)} if performance else None
 
-    def run_share(share):
+    def grade_one(key):
+        puzzle, source = puzzles[key], sources[key]
+        cases = [make_case(puzzle, i, seed) for i in range(len(puzzle.cases))]
+        # The worker's file names: nothing of the key.
+        request = job("job", puzzle, source, cases, settings, performance, spare_cores=(os.cpu_count() or 1) > workers)
+        report = progress and (lambda job_id, done: progress(key, done))
         with warm_worker(settings, hidden) as warm:
             scratch = warm.folder()
-            endings = run_worker([jobs[key] for key in share], scratch, settings, hidden, progress=report, warm=warm,
-                                 shared=shared)
-            outcomes = {}
-            for key in share:
-                if ids[key] in endings:
-                    outcomes[key] = endings[ids[key]]
-                    continue
+            endings = run_worker([request], scratch, settings, hidden, progress=report, warm=warm,
+                                 shared=course_text if "profile" in request else None)
+            if "job" in endings:
+                outcome = endings["job"]
+            else:
                 try:
-                    outcomes[key] = check_outcome(read_result(Path(scratch) / "results" / f"{ids[key]}.pt", settings),
-                                                  jobs[key], cases[key], settings)
+                    outcome = check_outcome(read_result(Path(scratch) / "results" / "job.pt", settings), request, cases,
+                                            settings)
                 except MalformedResult as error:
-                    outcomes[key] = error
-            return outcomes
-
-    shares = [share for share in (list(sources)[i::max(1, workers)] for i in range(max(1, workers))) if share]
-    outcomes = {}
-    with ThreadPoolExecutor(max_workers=len(shares) or 1) as pool:
-        for result in pool.map(run_share, shares):
-            outcomes.update(result)
-    graded = {}
-    for key, source in sources.items():
-        puzzle, outcome = puzzles[key], outcomes[key]
+                    outcome = error
         if isinstance(outcome, Ending):
-            graded[key] = _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
-        elif isinstance(outcome, MalformedResult):
-            graded[key] = _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
-        else:
-            graded[key] = _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance)
-    return graded
+            return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
+        if isinstance(outcome, MalformedResult):
+            return _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
+        return _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance)
+
+    def work(key):
+        return len(puzzles[key].cases) * sum(text.count("\n") + 1 for text in sources[key].modules.values())
+
+    largest_first = sorted(sources, key=work, reverse=True)
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(sources)))) as pool:
+        graded = dict(zip(largest_first, pool.map(grade_one, largest_first)))
+    return {key: graded[key] for key in sources}
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."

@@ -23,11 +23,13 @@ class MalformedResult(Exception):
     """The worker's result does not answer its job: the worker was broken or tampered with."""
 
 
-def job(key, puzzle, source, cases, settings, profile=False):
+def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False):
     """The request for one puzzle: the rebuilt modules, and each case's tensors and launches; with `profile` (True,
-    or {puzzle id: the configuration to profile}), the performance stage's run at the benchmark size too."""
+    or {puzzle id: the configuration to profile}), the performance stage's run at the benchmark size too.
+    `spare_cores`: the machine has cores no other worker uses, for the worker's compiles."""
     request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
                "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
+               "spare_cores": bool(spare_cores),
                "cases": [case_payload(puzzle, case) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,

@@ -329,8 +329,17 @@ def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worke
         last_progress = time.monotonic()
         done, steps = set(), {}
         while child.poll() is None:
-            finished = {p for p in pending if _exists(results / f"{p}.pt")}
-            counts = {p: _read_count(results / f"{p}.progress") for p in pending}
+            # The worker takes its jobs in order: only the first without a result can be making progress (looking
+            # at every job each tick cost a class of 70 jobs a core's fifth).
+            finished = set(done)
+            for p in pending:
+                if p in finished:
+                    continue
+                if not _exists(results / f"{p}.pt"):
+                    break
+                finished.add(p)
+            current = next((p for p in pending if p not in finished), None)
+            counts = {**steps, **({current: _read_count(results / f"{current}.progress")} if current else {})}
             if finished != done or counts != steps:
                 done, steps, last_progress = finished, counts, time.monotonic()
                 if progress:

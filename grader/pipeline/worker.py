@@ -103,7 +103,7 @@ def run_puzzle(job, directory, course=None):
         return kernel, cases
 
     problems, resources, interpreted = compile_problems(modules, job["kernel"], launches, job["targets"], benchmark,
-                                                        meanwhile=interpret)
+                                                        meanwhile=interpret, fork=job.get("spare_cores") is True)
     if problems:
         return {"compile": problems, "cases": []}
     kernel, cases = interpreted
