@@ -86,8 +86,11 @@ def main():
              f"| `triton-course check solutions/`, all puzzles (median of 3) | {whole:.2f} s | {whole_plain:.2f} s | "
              f"{whole / whole_plain - 1:+.0%} | 8 s |", "",
              "The performance estimate (target: at most +20%) profiles each passing kernel at its benchmark size "
-             "and compiles it for sm_90 as the GPU stage launches it first, in place of the first case's launch: "
-             "with its large tiles, that compile costs more than the rest of the check for matmul and attention.",
+             "and compiles it for sm_90 as the GPU stage launches it first, in place of the first case's launch. "
+             "A notebook's check has the machine's other cores to itself: its worker runs each target's full "
+             "compile in a fork beside the traces and the interpretation, which hides a small compile but not "
+             "the benchmark's, with its large tiles, for matmul and attention. `triton-course check` keeps every "
+             "core busy with a worker of its own and compiles in them.",
              "",
              "A check forks its sandboxed worker from a warm one (grader/pipeline/warm.py) that imported torch and "
              "triton when the notebook imported `grader.notebook`, or when the command started."]

@@ -65,7 +65,8 @@ def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures
     graded = {}
     if loaded.status == "found":
         graded = grade_sources(course, {puzzle.id: loaded.source}, seed, settings, puzzles={puzzle.id: puzzle},
-                               pictures=pictures, progress=progress, performance=performance)
+                               pictures=pictures, progress=progress, performance=performance,
+                               spare_cores=(os.cpu_count() or 1) > 1)
     return _result(puzzle, loaded, graded.get(puzzle.id))
 
 
@@ -79,7 +80,7 @@ def _result(puzzle, loaded, graded):
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
-                  workers=1, performance=False):
+                  workers=1, performance=False, spare_cores=False):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
     mapping it to its puzzle), each run in a sandboxed worker of its own (restarted if it dies).
 
@@ -87,7 +88,8 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once (one
     submission's puzzles: a class grades its students in parallel instead). `performance`: profile each puzzle
     with a benchmark at its size too, and estimate a passing kernel's speed on a GPU (or a {puzzle id:
-    configuration} to profile those configurations instead of the first the kernel declares).
+    configuration} to profile those configurations instead of the first the kernel declares). `spare_cores`:
+    nothing else keeps this machine's other cores busy (a notebook's check), so a worker compiles in forks.
 
     Each source goes through the whole pipeline on its own (cases, worker, comparison), so that this process
     makes one puzzle's cases and compares another's while the workers run, and a core that is done takes the
@@ -101,7 +103,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         puzzle, source = puzzles[key], sources[key]
         cases = [make_case(puzzle, i, seed) for i in range(len(puzzle.cases))]
         # The worker's file names: nothing of the key.
-        request = job("job", puzzle, source, cases, settings, performance, spare_cores=(os.cpu_count() or 1) > workers)
+        request = job("job", puzzle, source, cases, settings, performance, spare_cores)
         report = progress and (lambda job_id, done: progress(key, done))
         with warm_worker(settings, hidden) as warm:
             scratch = warm.folder()
