@@ -1,8 +1,11 @@
 """Kernels that pass in the interpreter are compiled for sm_80 and sm_90 on the CPU; rejections name the line."""
+import os
 import textwrap
 
 from grader.pipeline.cases import make_case
-from grader.pipeline.compile_check import signature
+from grader.pipeline.compile_check import _forked, signature
+from grader.pipeline.grade import grade_sources
+from grader.pipeline.load import load_submission
 from grader.pipeline.interpret import bind_arguments, python_function
 
 from conftest import BUGS, ROOT, write_notebook
@@ -71,7 +74,8 @@ def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
     assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]
 
 
-def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_case_that_uses_it(tmp_path, grade):
+def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_case_that_uses_it(tmp_path, grade,
+                                                                                                   course):
     # The front of the compiler accepts float8e4nv for sm_90 but not for sm_80: a launch it accepted for sm_80 is
     # not traced again for sm_90, one it rejected there is.
     (tmp_path / "vector_add.py").write_text(textwrap.dedent('''\
@@ -94,3 +98,14 @@ def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_c
     assert diagnostic.message.startswith(
         "the GPU compiler (sm_80) rejects the kernel as the case 'exact multiple' launches it"), diagnostic.message
     assert "vector_add.py line 11:" in diagnostic.message and "fp8e4nv" in diagnostic.message
+    # A notebook's check, with cores to spare, compiles in forks beside the interpretation: the same verdict.
+    source = load_submission(tmp_path / "vector_add.py", course, ["vector_add"])["vector_add"].source
+    in_worker, in_forks = (grade_sources(course, {"vector_add": source}, spare_cores=spare)["vector_add"]
+                           for spare in (False, True))
+    assert [(d.kind, d.message) for d in in_forks.diagnostics] == [(d.kind, d.message) for d in in_worker.diagnostics]
+    assert in_forks.diagnostics[0].message.startswith("the GPU compiler (sm_80) rejects")
+
+
+def test_a_compile_whose_process_ends_without_an_answer_says_so():
+    assert _forked(lambda: {"registers": 32})() == {"registers": 32}
+    assert _forked(os._exit, 3)() == {"error": "the compiler's process ended without an answer"}

@@ -188,6 +188,8 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
             if "error" in resources and not traced[target]:
                 # A tuning configuration the GPU stage would reject is not the cases' concern: their first launch is.
                 rejection = _rejection(modules, f"_sm{target}f", kernel_name, launches[0], target)
+        elif isinstance(rejection, dict):  # the first launch's compile ended without an answer (the compiler crashed)
+            rejection = [rejection["error"], None, None, launches[0][0]]
         rejection = tuple(rejection) if rejection else traced[target]
         if rejection:
             failures.setdefault(rejection, []).append(target)
@@ -231,7 +233,12 @@ def _forked(function, *args):
     """Start function(*args) in a forked process; returns a callable that waits for what it returned (JSON
     data), or {"error"} if the process ended without an answer."""
     read, write = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare (the sandbox's limit): here, then
+        os.close(read)
+        os.close(write)
+        return _now(function, *args)
     if pid == 0:  # never returns
         os.close(read)
         try:
