@@ -2,6 +2,7 @@
 import ast
 import math
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,9 +181,21 @@ def default_course_path():
     return Path(__file__).resolve().parent.parent / "course.yml"
 
 
+# CPython 3.11 counts the ast module's recursion per interpreter, not per thread: two threads that build or
+# compile syntax trees at once can fail with "AST constructor recursion depth mismatch" (students graded in
+# threads of one process, as a class's local cluster does). Whatever parses Python in the grader's process
+# (the course's expressions, a submission's load stage) holds this lock; it takes milliseconds.
+PARSING = threading.RLock()
+
+
 def load_course(path=None, text=None):
     """The course of `path` (default: this checkout's course.yml). With `text`, the course is read from it, as
     a sandboxed process that cannot see the course's folder does: its notebooks and solutions are not looked for."""
+    with PARSING:
+        return _load_course(path, text)
+
+
+def _load_course(path, text):
     path = Path(path) if path else default_course_path()
     if text is None:
         try:

@@ -13,7 +13,7 @@ import numpy as np
 from .access import memory_map
 from .cases import make_case
 from .compare import compare
-from ..course import with_hidden_cases
+from ..course import PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
@@ -48,7 +48,8 @@ def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hi
                workers=1, performance=False):
     """Grade a Submission already read from the file system (on whatever machine: a class's cluster sends
     it with the task); the arguments are grade_submission's."""
-    loaded = load_read(submission, course, puzzle_ids, settings)
+    with PARSING:
+        loaded = load_read(submission, course, puzzle_ids, settings)
     sources = {pid: item.source for pid, item in loaded.items() if item.status == "found"}
     puzzles = {pid: course.puzzle(pid) if hidden_seed is None else with_hidden_cases(course.puzzle(pid), hidden_seed)
                for pid in sources}
@@ -61,7 +62,8 @@ def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hi
 def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None,
                  performance=False):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
-    loaded = load_live(kernel, puzzle, settings)
+    with PARSING:
+        loaded = load_live(kernel, puzzle, settings)
     graded = {}
     if loaded.status == "found":
         graded = grade_sources(course, {puzzle.id: loaded.source}, seed, settings, puzzles={puzzle.id: puzzle},
