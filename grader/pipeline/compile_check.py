@@ -177,8 +177,12 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
                 for target in sorted(targets)}
     traced, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
     for target in sorted(targets):
-        traced[target] = _first_traced_rejection(getattr(modules.load(f"_sm{target}"), kernel_name), launches, target,
-                                                 modules, accepted)
+        kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
+        to_trace = launches
+        if not fork and target != benchmark_target and compiles[target]() is None:  # its full compile accepted it
+            accepted.add(specialisation(kernel, launches[0][1]))
+            to_trace = launches[1:]
+        traced[target] = _first_traced_rejection(kernel, to_trace, target, modules, accepted)
     met = meanwhile() if meanwhile is not None and not any(traced.values()) else None
     failures, resources = {}, None
     for target, finished in compiles.items():
