@@ -2,6 +2,7 @@
 the reference kernels and submissions that try the leaderboard tricks (skipped where there is no GPU)."""
 import json
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -404,7 +405,8 @@ def test_a_class_is_benched_on_a_dask_cluster_of_one_gpu_worker(tmp_path):
 def test_bench_class_with_an_unreachable_scheduler_is_a_usage_error_that_says_how_to_start_gpu_workers(tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader.cli", "bench", str(_gpu_class(tmp_path / "class")), "--class",
                            "--scheduler", "tcp://127.0.0.1:9", "--puzzle", "vector_add", "--out",
-                           str(tmp_path / "results.json")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                           str(tmp_path / "results.json")], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"})
     assert done.returncode == 2, done.stderr[-3000:]
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr and "--resources GPU=1" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "results.json").exists()

@@ -207,3 +207,32 @@ def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
     result = report.puzzle("vector_add")
     assert result.status == "pass" and result.points == result.max_points
     assert "took longer than 0 s" in result.performance["error"]
+
+
+def test_the_estimate_alone_is_the_estimate_of_a_whole_check():
+    """A notebook's check makes the estimate after its verdict, in a worker of its own that runs no case: the
+    same estimate as the check that makes both."""
+    from grader.pipeline.grade import estimate_kernel, grade_submission
+    kernel, _ = load_kernel(ROOT / "solutions" / "matmul.py", "matmul_kernel")
+    alone = estimate_kernel(COURSE.puzzle("matmul"), kernel, COURSE)
+    whole = grade_submission(COURSE, ROOT / "solutions" / "matmul.py", ["matmul"], performance=True).puzzle("matmul")
+    assert alone["error"] is None and alone == whole.performance
+
+
+@pytest.mark.slow
+def test_a_notebook_check_shows_its_verdict_and_then_the_estimate(tmp_path):
+    """In a Jupyter kernel check() returns with the verdict; the estimate comes from a thread of its own and joins
+    the result and its report (JupyterLab shows the report updated: test_lab_browser.py)."""
+    import nbformat
+    from nbclient import NotebookClient
+    cells = ['import os, time\nos.environ["TRITON_INTERPRET"] = "1"\nfrom grader.notebook import check',
+             (ROOT / "solutions" / "vector_add.py").read_text(),
+             'result = check("vector_add", add_kernel)\nprint("at once:", result.performance)',
+             'deadline = time.monotonic() + 120\nwhile result.performance is None and time.monotonic() < deadline:\n'
+             '    time.sleep(0.05)\nprint("then:", result.performance["bound"], result.performance["error"])']
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    verdict, estimate_shown = notebook.cells[2].outputs, notebook.cells[3].outputs
+    assert "Estimating it on the CPU" in verdict[0].data["text/html"]
+    assert verdict[1].text.startswith("vector_add: Vector add - PASS") and "at once: None" in verdict[1].text
+    assert estimate_shown[0].text == "then: memory None\n"

@@ -19,6 +19,9 @@ from grader.settings import Settings
 from conftest import ROOT
 
 SETTINGS = Settings(puzzle_timeout_s=10)
+# A stopped process is waited for until the puzzle's time runs out: a short limit for the attacks (their kernel
+# itself takes well under a second).
+ATTACKED = Settings(puzzle_timeout_s=4)
 PARAMS = ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE")
 HEADER = "import triton\nimport triton.language as tl\n"
 KERNEL = '''
@@ -143,7 +146,7 @@ def test_a_submission_that_attacks_its_warm_worker_harms_only_itself(course, iso
     spare_cores = compiles == "in forks"
     attack = UNRESTRICTED + f"os.kill(os.getppid(), {int(getattr(signal, how))})\nimp('time').sleep(0.5)\n"
     attacked = grade_sources(course, {"vector_add": source(HEADER + attack + KERNEL)},
-                             settings=SETTINGS, spare_cores=spare_cores)["vector_add"]
+                             settings=ATTACKED, spare_cores=spare_cores)["vector_add"]
     if how == "SIGKILL":  # the sandbox ends with the process it was forked from, or the worker dies
         assert attacked.status == "error" and attacked.diagnostics[0].kind == "crash"
     elif compiles == "in the worker":  # its results came; the worker that never said it ended is ended

@@ -31,7 +31,7 @@ def connect(scheduler=None, jobs=1, workers="`dask worker ADDRESS --nthreads 1`,
     from distributed import Client, LocalCluster
     if scheduler:
         try:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout=_connect_timeout())
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({error}). Start one with "
                                f"`dask scheduler` and its workers with {workers}") from None
@@ -44,6 +44,14 @@ def connect(scheduler=None, jobs=1, workers="`dask worker ADDRESS --nthreads 1`,
                       dashboard_address="127.0.0.1:0") as local, \
             Client(local) as client:
         yield client
+
+
+def _connect_timeout():
+    """Seconds to keep trying a scheduler that does not answer: 10, or Dask's own connect timeout where it is
+    set shorter (DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)."""
+    import dask
+    from dask.utils import parse_timedelta
+    return min(10.0, parse_timedelta(dask.config.get("distributed.comm.timeouts.connect")))
 
 
 def grade_student(task):

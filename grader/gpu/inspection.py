@@ -10,6 +10,7 @@ case's arguments.
 import json
 import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from .bench import compile_in_sandbox, compile_job
@@ -33,9 +34,13 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
         raise SubmissionError(f"invalid tuning configuration for {puzzle.id}: " + "; ".join(source.config_problems))
     first_case = [case_payload(puzzle, make_case(puzzle, 0))]
     job = compile_job(puzzle, source, first_case, inspect=True)
-    with tempfile.TemporaryDirectory(prefix="triton-course-inspect-") as scratch:
-        outcome = compile_in_sandbox(course, {puzzle.id: job}, target, replace(settings, puzzle_timeout_s=300),
-                                     scratch)[puzzle.id]
+    # The estimate grades the kernel in a sandbox of its own: it runs while this one compiles.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        performance = pool.submit(_performance, course, path, puzzle, settings)
+        with tempfile.TemporaryDirectory(prefix="triton-course-inspect-") as scratch:
+            outcome = compile_in_sandbox(course, {puzzle.id: job}, target, replace(settings, puzzle_timeout_s=300),
+                                         scratch)[puzzle.id]
+        estimate = performance.result()
     if isinstance(outcome, str):
         raise SubmissionError(f"{puzzle.kernel} could not be compiled: {outcome}")
     valid, problems = validate_configs(puzzle, outcome["configs"], source.params)
@@ -52,7 +57,7 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
              f"shared memory: {metadata.get('shared')} bytes per program",
              f"warps: {metadata.get('num_warps')} ({32 * int(metadata.get('num_warps') or 0)} threads per program)",
              _resources(outcome.get("ptxas")), ""]
-    lines += _performance(course, path, puzzle, settings)
+    lines += estimate
     for title, key in (("Triton IR", "ttir"), ("TritonGPU IR", "ttgir"), ("PTX", "ptx")):
         lines += [f"== {title} ==", binary["asm"].get(key, "").rstrip(), ""]
     return "\n".join(lines)

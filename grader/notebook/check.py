@@ -4,10 +4,12 @@ notebook; `grade` is the same for an nbgrader test cell.
 In a Jupyter kernel the result is HTML (feedback.py): a row per case, the diagnostics, and pictures of
 which program touched which element; elsewhere it is text.
 """
+import threading
 import warnings
 
 from ..course import load_course
-from ..pipeline.grade import grade_kernel
+from ..pipeline.grade import estimate_kernel, grade_kernel
+from ..pipeline.performance import DEFAULT_GPU, unavailable
 from ..pipeline.report import puzzle_text
 
 EARLY_PUZZLES = 3  # the puzzles whose failures always come with a picture of the memory accesses
@@ -28,7 +30,9 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     """Grade `kernel` on every case of the puzzle in a sandboxed worker; show what happened; return the result.
 
     picture=True draws which program touched which element for the first case even when it passes.
-    performance=True estimates, for a passing kernel of a puzzle with a GPU benchmark, how fast it would run.
+    performance=True estimates, for a passing kernel of a puzzle with a GPU benchmark, how fast it would run. In
+    a Jupyter kernel the verdict is shown (and check returns) as soon as the cases are graded, and the estimate
+    joins it when it comes, from a worker of its own: result.performance is None until then.
     """
     course = course or load_course()
     puzzle = course.puzzle(puzzle_id)
@@ -44,17 +48,36 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
         if handle:
             handle.update(HTML(f"<i>checking {puzzle.title}: case {done} of {len(puzzle.cases)} done...</i>"))
 
+    later = bool(handle and performance and puzzle.benchmark is not None)
     with warnings.catch_warnings():  # a test cell with anything on stderr scores 0 under nbgrader
         warnings.simplefilter("ignore")
         result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress,
-                              performance=performance)
+                              performance=performance and not later)
     if handle:
         from .feedback import puzzle_html
-        handle.update(HTML(puzzle_html(result)))
+        estimating = later and result.status == "pass"
+        handle.update(HTML(puzzle_html(result, estimating=estimating)))
         print(puzzle_text(result).splitlines()[0])  # a line of text too: for logs, nbgrader and screen readers
+        if estimating:
+            threading.Thread(target=_estimate_into, args=(result, puzzle, kernel, course, handle, HTML),
+                             daemon=True).start()
     else:
         print(puzzle_text(result))
     return result
+
+
+def _estimate_into(result, puzzle, kernel, course, handle, HTML):
+    """The performance estimate of a passing kernel, put into its result and its report when it comes."""
+    from .feedback import puzzle_html
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            performance = estimate_kernel(puzzle, kernel, course)
+        except Exception as error:  # the verdict stands; the panel says why there is no estimate
+            performance = unavailable(puzzle, DEFAULT_GPU, f"the estimate failed ({type(error).__name__}: {error})"
+                                      ).to_dict()
+    result.performance = performance
+    handle.update(HTML(puzzle_html(result)))
 
 
 def grade(puzzle_id, kernel, seed=0, course=None):

@@ -20,7 +20,8 @@ PALETTE = plt.get_cmap("tab20").colors
 CASES_DETAILED = 3
 
 
-def puzzle_html(result):
+def puzzle_html(result, estimating=False):
+    """The report of a checked puzzle; `estimating`: its performance estimate is on its way."""
     status = "PASS" if result.status == "pass" else result.status.upper()
     color = "#1a7f37" if result.status == "pass" else "#b42318"
     parts = [f'<div class="triton-course"><h3 style="color:{color}">{html.escape(result.id)}: '
@@ -51,6 +52,8 @@ def puzzle_html(result):
               if d.case is None]
     if result.performance:
         parts.append(performance_html(result.performance))
+    elif estimating:
+        parts.append("<p><i>How fast would it be? Estimating it on the CPU...</i></p>")
     for case in result.cases:
         if case.status == "pass" and case.memory:
             parts.append(f"<h4>case '{html.escape(case.name)}'</h4>")

@@ -17,7 +17,7 @@ from ..course import PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
-from .performance import estimate
+from .performance import DEFAULT_GPU, estimate, unavailable
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
@@ -99,26 +99,12 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     waits at the end for one that started a large one late.
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
-    course_text = {"course": course.path.read_text(), "course_path": str(course.path)} if performance else None
 
     def grade_one(key):
         puzzle, source = puzzles[key], sources[key]
         cases = [make_case(puzzle, i, seed) for i in range(len(puzzle.cases))]
-        # The worker's file names: nothing of the key.
-        request = job("job", puzzle, source, cases, settings, performance, spare_cores)
         report = progress and (lambda job_id, done: progress(key, done))
-        with warm_worker(settings, hidden) as warm:
-            scratch = warm.folder()
-            endings = run_worker([request], scratch, settings, hidden, progress=report, warm=warm,
-                                 shared=course_text if "profile" in request else None)
-            if "job" in endings:
-                outcome = endings["job"]
-            else:
-                try:
-                    outcome = check_outcome(read_result(Path(scratch) / "results" / "job.pt", settings), request, cases,
-                                            settings)
-                except MalformedResult as error:
-                    outcome = error
+        outcome = _run_job(course, puzzle, source, cases, settings, hidden, performance, spare_cores, report)
         if isinstance(outcome, Ending):
             return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
         if isinstance(outcome, MalformedResult):
@@ -132,6 +118,40 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(sources)))) as pool:
         graded = dict(zip(largest_first, pool.map(grade_one, largest_first)))
     return {key: graded[key] for key in sources}
+
+
+def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=False, spare_cores=False, progress=None):
+    """The checked outcome of one puzzle's job in a sandboxed worker forked from a warm one, or its Ending, or
+    the MalformedResult that says why what came back was not used."""
+    # "job": the worker's file names say nothing of the key.
+    request = job("job", puzzle, source, cases, settings, performance, spare_cores)
+    with warm_worker(settings, hidden) as warm:
+        scratch = warm.folder()
+        shared = {"course": course.path.read_text(), "course_path": str(course.path)} if "profile" in request else None
+        endings = run_worker([request], scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
+        if "job" in endings:
+            return endings["job"]
+        try:
+            return check_outcome(read_result(Path(scratch) / "results" / "job.pt", settings), request, cases, settings)
+        except MalformedResult as error:
+            return error
+
+
+def estimate_kernel(puzzle, kernel, course, settings=DEFAULT):
+    """How fast a live kernel whose cases pass would run on a GPU (Performance.to_dict()), made by a worker of its
+    own: a notebook's check shows its verdict first, and this when it comes."""
+    with PARSING:
+        loaded = load_live(kernel, puzzle, settings)
+    if loaded.status != "found":
+        return unavailable(puzzle, DEFAULT_GPU, "the kernel could not be read again").to_dict()
+    outcome = _run_job(course, puzzle, loaded.source, [], settings, performance=True,
+                       spare_cores=(os.cpu_count() or 1) > 1)
+    if isinstance(outcome, (Ending, MalformedResult)):
+        why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
+        return unavailable(puzzle, DEFAULT_GPU, f"the estimate's worker failed ({why})").to_dict()
+    if outcome.get("profile") is None:
+        return unavailable(puzzle, DEFAULT_GPU, "the worker sent no profile").to_dict()
+    return estimate(puzzle, loaded.source.params, outcome["profile"]).to_dict()
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."

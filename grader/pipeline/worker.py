@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from .cases import Buffer
-from .compile_check import compile_kernel, compile_problems, trace_kernel
+from .compile_check import compile_kernel, compile_problems, compile_resources, trace_kernel
 from .configs import read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
@@ -86,11 +86,22 @@ class KernelModules:
 
 def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
-    profile it (traffic.py). Returns plain data (tensors, numbers, strings)."""
+    profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
+    strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
     plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
     benchmark = (PROFILE_TARGET, plan.args, plan.config) if isinstance(plan, Plan) else None
+    if not launches:  # the estimate alone, for a kernel whose cases already passed (a notebook's check)
+        outcome = {"compile": [], "cases": []}
+        if benchmark is not None:
+            plan_kernel = getattr(modules.load(f"_sm{PROFILE_TARGET}b"), job["kernel"])
+            resources = compile_resources(plan_kernel, benchmark[1], PROFILE_TARGET, benchmark[2])
+            outcome["profile"] = _profile(getattr(modules.load(), job["kernel"]), plan, resources, modules,
+                                          job["profile"]["seconds"])
+        elif plan is not None:
+            outcome["profile"] = plan  # why the launch cannot be made
+        return outcome
 
     def interpret():
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
