@@ -7,8 +7,10 @@ which program touched which element; elsewhere it is text.
 import threading
 import warnings
 
+import numpy as np
+
 from ..course import load_course
-from ..pipeline.grade import estimate_kernel, grade_kernel
+from ..pipeline.grade import estimate_source, grade_kernel, live_source
 from ..pipeline.performance import DEFAULT_GPU, unavailable
 from ..pipeline.report import puzzle_text
 
@@ -53,31 +55,35 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
         warnings.simplefilter("ignore")
         result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress,
                               performance=performance and not later)
+        source = live_source(puzzle, kernel) if later and result.status == "pass" else None
     if handle:
         from .feedback import puzzle_html
-        estimating = later and result.status == "pass"
-        handle.update(HTML(puzzle_html(result, estimating=estimating)))
+        handle.update(HTML(puzzle_html(result, estimating=source is not None)))
         print(puzzle_text(result).splitlines()[0])  # a line of text too: for logs, nbgrader and screen readers
-        if estimating:
-            threading.Thread(target=_estimate_into, args=(result, puzzle, kernel, course, handle, HTML),
+        if source is not None:
+            threading.Thread(target=_estimate_into, args=(result, puzzle, source, course, handle, HTML),
                              daemon=True).start()
     else:
         print(puzzle_text(result))
     return result
 
 
-def _estimate_into(result, puzzle, kernel, course, handle, HTML):
-    """The performance estimate of a passing kernel, put into its result and its report when it comes."""
+def _estimate_into(result, puzzle, source, course, handle, HTML):
+    """The performance estimate of a passing kernel, put into its result and its report when it comes. It must not
+    write to stderr: by then another cell may be running (an nbgrader test cell with anything on stderr scores 0),
+    and warnings' filters cannot be changed from a thread without racing the cell's own check()."""
     from .feedback import puzzle_html
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            performance = estimate_kernel(puzzle, kernel, course)
-        except Exception as error:  # the verdict stands; the panel says why there is no estimate
-            performance = unavailable(puzzle, DEFAULT_GPU, f"the estimate failed ({type(error).__name__}: {error})"
-                                      ).to_dict()
+    try:
+        with np.errstate(all="ignore"):
+            performance = estimate_source(puzzle, source, course)
+    except Exception as error:  # the verdict stands; the panel says why there is no estimate
+        performance = unavailable(puzzle, DEFAULT_GPU, f"the estimate failed ({type(error).__name__}: {error})"
+                                  ).to_dict()
     result.performance = performance
-    handle.update(HTML(puzzle_html(result)))
+    try:
+        handle.update(HTML(puzzle_html(result)))
+    except Exception:  # the report keeps the verdict; nothing may reach another cell's stderr
+        pass
 
 
 def grade(puzzle_id, kernel, seed=0, course=None):

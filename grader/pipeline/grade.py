@@ -137,21 +137,23 @@ def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=Fal
             return error
 
 
-def estimate_kernel(puzzle, kernel, course, settings=DEFAULT):
-    """How fast a live kernel whose cases pass would run on a GPU (Performance.to_dict()), made by a worker of its
-    own: a notebook's check shows its verdict first, and this when it comes."""
+def live_source(puzzle, kernel, settings=DEFAULT):
+    """The KernelSource of a live kernel object, or None when it cannot be read."""
     with PARSING:
         loaded = load_live(kernel, puzzle, settings)
-    if loaded.status != "found":
-        return unavailable(puzzle, DEFAULT_GPU, "the kernel could not be read again").to_dict()
-    outcome = _run_job(course, puzzle, loaded.source, [], settings, performance=True,
-                       spare_cores=(os.cpu_count() or 1) > 1)
+    return loaded.source if loaded.status == "found" else None
+
+
+def estimate_source(puzzle, source, course, settings=DEFAULT):
+    """How fast a kernel (a KernelSource) whose cases pass would run on a GPU (Performance.to_dict()), made by a
+    worker of its own that runs no case: a notebook's check shows its verdict first, and this when it comes."""
+    outcome = _run_job(course, puzzle, source, [], settings, performance=True, spare_cores=(os.cpu_count() or 1) > 1)
     if isinstance(outcome, (Ending, MalformedResult)):
         why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
         return unavailable(puzzle, DEFAULT_GPU, f"the estimate's worker failed ({why})").to_dict()
     if outcome.get("profile") is None:
         return unavailable(puzzle, DEFAULT_GPU, "the worker sent no profile").to_dict()
-    return estimate(puzzle, loaded.source.params, outcome["profile"]).to_dict()
+    return estimate(puzzle, source.params, outcome["profile"]).to_dict()
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."
