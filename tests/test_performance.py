@@ -237,3 +237,23 @@ def test_a_notebook_check_shows_its_verdict_and_then_the_estimate(tmp_path):
     assert "Estimating it on the CPU" in verdict[0].data["text/html"]
     assert verdict[1].text.startswith("vector_add: Vector add - PASS") and "at once: None" in verdict[1].text
     assert estimate_shown[0].text == "then: memory None\n"
+
+
+@pytest.mark.slow
+def test_an_estimate_that_comes_during_an_nbgrader_test_cell_leaves_its_outputs_alone():
+    """A student's own check() cell before the test cell: its estimate arrives while grade() runs, and the test
+    cell's outputs are still only its own report and line (anything on stderr would cost it its points)."""
+    import nbformat
+    from nbclient import NotebookClient
+    cells = ['import os, time\nos.environ["TRITON_INTERPRET"] = "1"\nfrom grader.notebook import check, grade',
+             (ROOT / "solutions" / "vector_add.py").read_text(),
+             'result = check("vector_add", add_kernel)',
+             'points = grade("vector_add", add_kernel)\ndeadline = time.monotonic() + 120\n'
+             'while result.performance is None and time.monotonic() < deadline:\n    time.sleep(0.05)\n'
+             'time.sleep(1)\nprint(points, result.performance["error"])']
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    outputs = notebook.cells[3].outputs
+    assert [o.output_type for o in outputs] == ["display_data", "stream", "stream"], outputs
+    assert all(o.name == "stdout" for o in outputs[1:]) and outputs[2].text == "10 None\n"
+    assert "How fast would it be?" not in outputs[0].data["text/html"]
