@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the non-interactive backend)
+from matplotlib.figure import Figure  # noqa: E402 (not pyplot's: the estimate's panel is drawn in a thread of its own)
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from ..pipeline.performance import summary  # noqa: E402
@@ -79,7 +80,8 @@ def ceilings_figure(performance):
     """Horizontal bars: the time each ceiling allows, the least time any kernel needs as a dashed line."""
     names = {"memory": "DRAM bytes", "requests": "L2 requests", "latency": "latency, programs", "compute": "arithmetic"}
     ceilings = performance["ceilings"]
-    figure, axes = plt.subplots(figsize=(5.5, 1.6))
+    figure = Figure(figsize=(5.5, 1.6))
+    axes = figure.subplots()
     keys = list(names)
     values = [ceilings.get(k, 0) * 1e6 for k in keys]
     colors = ["#b42318" if k == performance["bound"] else "#8c8c8c" for k in keys]
@@ -114,7 +116,6 @@ def _around_table(tensor):
 def _image(figure, alt):
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=72, bbox_inches="tight")
-    plt.close(figure)
     data = base64.b64encode(buffer.getvalue()).decode()
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
@@ -155,7 +156,8 @@ def access_figures(memory):
         if "out_of_bounds" in tensor:
             beyond = sorted({int(o) for o in tensor["out_of_bounds"]["offsets"] if o >= numel})[:2 * WRAP]
         extra_rows = -(-(numel % columns + len(beyond)) // columns) - (1 if numel % columns else 0) if beyond else 0
-        figure, axis = plt.subplots(figsize=(0.6 + CELL * columns, 0.7 + CELL * (rows + max(extra_rows, 0))))
+        figure = Figure(figsize=(0.6 + CELL * columns, 0.7 + CELL * (rows + max(extra_rows, 0))))
+        axis = figure.subplots()
         for r in range(rows):
             for c in range(columns):
                 program = programs[r][c]
@@ -192,7 +194,8 @@ def wrong_heatmap(tensor):
     unwritten = tensor["unwritten"]
     rows, columns = len(wrong), len(wrong[0])
     image = [[2 if unwritten[r][c] else 1 if wrong[r][c] else 0 for c in range(columns)] for r in range(rows)]
-    figure, axis = plt.subplots(figsize=(min(9, 1 + columns * 0.15), min(6, 1 + rows * 0.15)))
+    figure = Figure(figsize=(min(9, 1 + columns * 0.15), min(6, 1 + rows * 0.15)))
+    axis = figure.subplots()
     axis.imshow(image, cmap=matplotlib.colors.ListedColormap(["#e8f5e9", "#d32f2f", "#9e9e9e"]), vmin=0, vmax=2,
                 interpolation="nearest")
     axis.set_title(f"{tensor['name']}: red = wrong, grey = never written, green = right", fontsize=8)
