@@ -25,6 +25,12 @@ def course():
     return load_course(ROOT / "course.yml")
 
 
+@pytest.fixture(scope="session")
+def solutions(course):
+    """{puzzle id: PuzzleResult} of every reference solution, graded once for the session."""
+    return grade_files(course, {p.id: (p.id, p.solution) for p in course.puzzles})
+
+
 @pytest.fixture(params=["bubblewrap", "resource limits only"])
 def isolation(request, monkeypatch):
     """Each way the grader can run a worker: under bubblewrap (where it is installed), and with resource limits

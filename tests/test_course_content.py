@@ -19,11 +19,6 @@ def _cells(notebook_path, tag):
 
 
 @pytest.fixture(scope="session")
-def solutions(course):
-    return grade_files(course, {p.id: (p.id, p.solution) for p in course.puzzles})
-
-
-@pytest.fixture(scope="session")
 def skeletons(course, tmp_path_factory):
     directory = tmp_path_factory.mktemp("skeletons")
     files = {}
