@@ -147,7 +147,7 @@ def live_source(puzzle, kernel, settings=DEFAULT):
 def estimate_source(puzzle, source, course, settings=DEFAULT):
     """How fast a kernel (a KernelSource) whose cases pass would run on a GPU (Performance.to_dict()), made by a
     worker of its own that runs no case: a notebook's check shows its verdict first, and this when it comes."""
-    outcome = _run_job(course, puzzle, source, [], settings, performance=True, spare_cores=(os.cpu_count() or 1) > 1)
+    outcome = _run_job(course, puzzle, source, [], settings, performance=True)
     if isinstance(outcome, (Ending, MalformedResult)):
         why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
         return unavailable(puzzle, DEFAULT_GPU, f"the estimate's worker failed ({why})").to_dict()
