@@ -212,11 +212,12 @@ def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
 def test_the_estimate_alone_is_the_estimate_of_a_whole_check():
     """A notebook's check makes the estimate after its verdict, in a worker of its own that runs no case: the
     same estimate as the check that makes both."""
-    from grader.pipeline.grade import estimate_source, grade_submission, live_source
+    from grader.pipeline import grade
     kernel, _ = load_kernel(ROOT / "solutions" / "matmul.py", "matmul_kernel")
     puzzle = COURSE.puzzle("matmul")
-    alone = estimate_source(puzzle, live_source(puzzle, kernel), COURSE)
-    whole = grade_submission(COURSE, ROOT / "solutions" / "matmul.py", ["matmul"], performance=True).puzzle("matmul")
+    alone = grade.estimate_source(puzzle, grade.load_kernel(puzzle, kernel).source, COURSE)
+    whole = grade.grade_submission(COURSE, ROOT / "solutions" / "matmul.py", ["matmul"], performance=True)
+    whole = whole.puzzle("matmul")
     assert alone["error"] is None and alone == whole.performance
 
 

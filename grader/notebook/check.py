@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ..course import load_course
-from ..pipeline.grade import estimate_source, grade_kernel, live_source
+from ..pipeline.grade import estimate_source, grade_loaded, load_kernel
 from ..pipeline.performance import DEFAULT_GPU, unavailable
 from ..pipeline.report import puzzle_text
 
@@ -53,9 +53,10 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     later = bool(handle and performance and puzzle.benchmark is not None)
     with warnings.catch_warnings():  # a test cell with anything on stderr scores 0 under nbgrader
         warnings.simplefilter("ignore")
-        result = grade_kernel(puzzle, kernel, seed, course=course, pictures=pictures, progress=progress,
+        loaded = load_kernel(puzzle, kernel)
+        result = grade_loaded(puzzle, loaded, seed, course=course, pictures=pictures, progress=progress,
                               performance=performance and not later)
-        source = live_source(puzzle, kernel) if later and result.status == "pass" else None
+        source = loaded.source if later and result.status == "pass" else None
     if handle:
         from .feedback import puzzle_html
         handle.update(HTML(puzzle_html(result, estimating=source is not None)))

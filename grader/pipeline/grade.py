@@ -62,8 +62,19 @@ def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hi
 def grade_kernel(puzzle, kernel, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None,
                  performance=False):
     """Grade a live kernel object (a notebook's check cell) on every case of the puzzle."""
+    return grade_loaded(puzzle, load_kernel(puzzle, kernel, settings), seed, settings, course, pictures, progress,
+                        performance)
+
+
+def load_kernel(puzzle, kernel, settings=DEFAULT):
+    """The Loaded of a live kernel object (its KernelSource when it is found)."""
     with PARSING:
-        loaded = load_live(kernel, puzzle, settings)
+        return load_live(kernel, puzzle, settings)
+
+
+def grade_loaded(puzzle, loaded, seed=0, settings=DEFAULT, course=None, pictures=None, progress=None,
+                 performance=False):
+    """Grade a live kernel already loaded (load_kernel); the arguments are grade_kernel's."""
     graded = {}
     if loaded.status == "found":
         graded = grade_sources(course, {puzzle.id: loaded.source}, seed, settings, puzzles={puzzle.id: puzzle},
@@ -135,13 +146,6 @@ def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=Fal
             return check_outcome(read_result(Path(scratch) / "results" / "job.pt", settings), request, cases, settings)
         except MalformedResult as error:
             return error
-
-
-def live_source(puzzle, kernel, settings=DEFAULT):
-    """The KernelSource of a live kernel object, or None when it cannot be read."""
-    with PARSING:
-        loaded = load_live(kernel, puzzle, settings)
-    return loaded.source if loaded.status == "found" else None
 
 
 def estimate_source(puzzle, source, course, settings=DEFAULT):
