@@ -35,11 +35,12 @@ def executed():
     the kernel would, its solution pasted into a new cell and every cell after the skeleton run again (their
     copies tagged "solution:<tag>"); two notebooks at a time per core (each kernel waits on its sandboxed
     worker most of the time)."""
-    def run(puzzle):
-        solution = without_autotune((ROOT / puzzle["solution"]).read_text())
-        return _execute(puzzle, then_solution=solution)
+    # Parsed here, not in the threads: CPython 3.11 counts the ast module's recursion per interpreter, and two
+    # threads parsing at once fail with "AST constructor recursion depth mismatch".
+    solutions = [without_autotune((ROOT / puzzle["solution"]).read_text()) for puzzle in PUZZLES]
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
-        return {p["id"]: notebook for p, notebook in zip(PUZZLES, pool.map(run, PUZZLES))}
+        notebooks = pool.map(lambda item: _execute(item[0], then_solution=item[1]), zip(PUZZLES, solutions))
+        return {p["id"]: notebook for p, notebook in zip(PUZZLES, notebooks)}
 
 
 def _execute(puzzle, solution=None, forward=None, then_solution=None):
