@@ -85,3 +85,27 @@ def tile_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constex
     mask = (rows[:, None] < M) & (columns[None, :] < N)
     offsets = rows[:, None] * N + columns[None, :]
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1, mask=mask)
+
+
+# Combine functions of tl.reduce, as kernels write their own.
+@triton.jit
+def add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def online_softmax_combine(max_a, sum_a, max_b, sum_b):
+    largest = tl.maximum(max_a, max_b)
+    return largest, sum_a * tl.exp(max_a - largest) + sum_b * tl.exp(max_b - largest)
+
+
+@triton.jit
+def first_nonzero_combine(a, b):  # associative, not commutative: the order of the elements matters
+    return tl.where(a != 0, a, b)
+
+
+@triton.jit
+def branching_max_combine(a, b):  # an `if` on its arguments: it takes one element at a time only
+    if a > b:
+        return a
+    return b

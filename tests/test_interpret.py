@@ -5,6 +5,9 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pytest
+
 import triton
 import triton.language as tl
 from triton.runtime import interpreter
@@ -12,6 +15,7 @@ from triton.runtime.jit import JITFunction
 
 from grader.pipeline.cases import make_case, make_cases
 from grader.pipeline.grade import grade_kernel
+from grader.pipeline.interpret import interpreting
 from grader.pipeline.load import load_live
 from grader.pipeline.protocol import job
 from grader.settings import DEFAULT
@@ -124,3 +128,76 @@ def test_a_kernel_that_raises_gets_its_line_and_program(course, tmp_path, grade)
     assert result.status == "fail" and diagnostic.kind == "kernel_error", diagnostic.message
     assert "program 0 raised at vector_add.py line 9: for start in range(0, n_elements, step):" in \
         diagnostic.message
+
+
+def _block(data):
+    dtype = {np.float32: tl.float32, np.float16: tl.float16, np.int32: tl.int32}[data.dtype.type]
+    return tl.core.tensor(interpreter.TensorHandle(data, dtype), tl.block_type(dtype, list(data.shape)))
+
+
+def _reduce(combine, inputs, axis, keep_dims, one_at_a_time=False):
+    """[(values, Triton type)] of tl.reduce over `inputs` (NumPy arrays) in the grader's interpreter, or by the
+    interpreter's own element-by-element loop."""
+    with interpreting():
+        operation = interpreter.ReduceOps(axis, combine, keep_dims)
+        blocks = tuple(_block(data) for data in inputs)
+        reduced = (ORIGINAL_GENERIC_REDUCE(operation, blocks) if one_at_a_time
+                   else operation.apply(blocks if len(blocks) > 1 else blocks[0]))
+    reduced = reduced if isinstance(reduced, (tuple, list)) else (reduced,)
+    return [(np.asarray(r.handle.data), r.type) for r in reduced]
+
+
+ORIGINAL_GENERIC_REDUCE = interpreter.ReduceOps.generic_reduce
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("keep_dims", [False, True])
+def test_a_combine_function_of_the_kernels_own_reduces_as_the_interpreters_loop(axis, keep_dims):
+    """The grader combines a block pairwise (log2(n) calls of the combine function, not n): the same values and
+    types as the interpreter's one-element-at-a-time loop, for sums, tuples and an order-sensitive combine."""
+    rng = np.random.default_rng(axis)
+    sparse = (rng.standard_normal((16, 32)) * (rng.random((16, 32)) < 0.2)).astype(np.float32)
+    examples = [(kernels.add_combine, [rng.standard_normal((16, 32)).astype(np.float32)]),
+                (kernels.add_combine, [rng.integers(-1000, 1000, (4, 8)).astype(np.int32)]),
+                (kernels.online_softmax_combine, [rng.standard_normal((16, 32)).astype(np.float32),
+                                                  rng.random((16, 32)).astype(np.float32)]),
+                (kernels.first_nonzero_combine, [sparse])]
+    for combine, inputs in examples:
+        pairwise = _reduce(combine, inputs, axis, keep_dims)
+        loop = _reduce(combine, inputs, axis, keep_dims, one_at_a_time=True)
+        for (fast, fast_type), (slow, slow_type) in zip(pairwise, loop, strict=True):
+            assert fast_type == slow_type and fast.dtype == slow.dtype and fast.shape == slow.shape
+            np.testing.assert_allclose(fast, slow, rtol=1e-5, atol=1e-5, err_msg=combine.fn.__name__)
+    # float16 sums round at every step, differently in another order: both within the bound of n roundings.
+    halves = rng.standard_normal((8, 64)).astype(np.float16)
+    exact = np.sum(halves.astype(np.float64), axis=axis, keepdims=keep_dims)
+    bound = halves.shape[axis] * np.finfo(np.float16).eps * np.sum(np.abs(halves.astype(np.float64)), axis=axis,
+                                                                    keepdims=keep_dims)
+    for one_at_a_time in (False, True):
+        [(found, found_type)] = _reduce(kernels.add_combine, [halves], axis, keep_dims, one_at_a_time)
+        assert found.dtype == np.float16 and found_type.scalar == tl.float16
+        assert np.all(np.abs(found.astype(np.float64) - exact) <= bound)
+    first = _reduce(kernels.first_nonzero_combine, [sparse], axis, keep_dims)[0][0]
+    expected = np.take_along_axis(sparse, np.argmax(sparse != 0, axis=axis, keepdims=True), axis)
+    assert np.array_equal(first, expected if keep_dims else np.squeeze(expected, axis))
+
+
+def test_a_reduction_over_all_axes_keeps_them_as_the_gpu_does():
+    """axis=None: every input of a tuple flattened (the interpreter's loop flattens only the first and fails), and
+    keep_dims keeps every axis of the input, as the compiler's tl.reduce does."""
+    rng = np.random.default_rng(1)
+    maxima, sums = rng.standard_normal((8, 16)).astype(np.float32), rng.random((8, 16)).astype(np.float32)
+    largest = maxima.max()
+    expected_sum = np.sum(sums * np.exp(maxima - largest))
+    [(found_max, max_type), (found_sum, _)] = _reduce(kernels.online_softmax_combine, [maxima, sums], None, False)
+    assert found_max.item() == largest and max_type == tl.float32
+    assert found_sum.item() == pytest.approx(expected_sum, rel=1e-5)
+    [(kept, kept_type)] = _reduce(kernels.add_combine, [sums], None, True)
+    assert kept.shape == (1, 1) and kept_type.shape == (1, 1)
+    assert kept.item() == pytest.approx(sums.sum(), rel=1e-5)
+
+
+def test_a_combine_function_for_one_element_at_a_time_gets_the_interpreters_loop():
+    data = np.random.default_rng(2).standard_normal((4, 8)).astype(np.float32)
+    [(reduced, _)] = _reduce(kernels.branching_max_combine, [data], 1, False)
+    assert np.array_equal(reduced, data.max(axis=1))
