@@ -109,3 +109,21 @@ def branching_max_combine(a, b):  # an `if` on its arguments: it takes one eleme
     if a > b:
         return a
     return b
+
+
+@triton.jit
+def descriptor_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr, EXTRA: tl.constexpr):
+    """A tensor descriptor's load, given a shape EXTRA elements longer than its tensor."""
+    start = tl.program_id(0) * BLOCK
+    src = tl.make_tensor_descriptor(src_ptr, shape=[n + EXTRA], strides=[1], block_shape=[BLOCK])
+    dst = tl.make_tensor_descriptor(dst_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    dst.store([start], src.load([start]))
+
+
+@triton.jit
+def block_pointer_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    """A block pointer's load without boundary_check (Triton before 3.9 has block pointers)."""
+    start = tl.program_id(0) * BLOCK
+    src = tl.make_block_ptr(src_ptr, shape=(n,), strides=(1,), offsets=(start,), block_shape=(BLOCK,), order=(0,))
+    dst = tl.make_block_ptr(dst_ptr, shape=(n,), strides=(1,), offsets=(start,), block_shape=(BLOCK,), order=(0,))
+    tl.store(dst, tl.load(tl.advance(src, (0,))), boundary_check=(0,))

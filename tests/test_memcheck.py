@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 import torch
+from triton.runtime import interpreter
 
 from grader.pipeline.cases import Buffer
 from grader.course import TensorSpec
@@ -115,3 +116,34 @@ def test_a_direct_run_in_a_notebook_is_checked_too(capsys):
     assert "stopped before an out-of-bounds access: program 1: load of 6 of 8 active lanes" in capsys.readouterr().out
     assert torch.equal(memory[:8], src[:8]), "program 0 ran"
     assert torch.equal(memory[8:], torch.zeros(8)), "program 1 stopped before its store"
+
+
+def overrun_into_the_neighbour(kernel, *constants):
+    """The OutOfBounds of `kernel` copying src (the first 6 floats of an allocation) to dst, reading past src into
+    its neighbour y; nothing is written."""
+    memory = torch.arange(16.0)
+    src, y, dst = memory[:6], memory[6:], torch.zeros(6)
+    b_src, b_dst = buffer_of("src", memory, [src]), buffer_of("dst", dst, [dst], "output")
+    b_y = buffer_of("y", memory, [y])
+    with pytest.raises(OutOfBounds) as error:
+        run(kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0), "y_ptr": (b_y, 0)}, [src, dst, 6, 4, *constants],
+            [2])
+    assert torch.equal(dst[4:], torch.zeros(2))
+    return error.value
+
+
+def test_a_tensor_descriptor_whose_shape_is_too_long_is_caught_against_its_own_tensor():
+    """The pointers a descriptor computes for a block carry its base tensor's region: reading past src into y is
+    src's overrun, and the reason names the descriptor's shape."""
+    violation = overrun_into_the_neighbour(kernels.descriptor_copy_kernel, 4)
+    assert violation.access == "load" and violation.tensor == "src" and violation.program == (1, 0, 0)
+    assert list(violation.offsets) == [6, 7]
+    assert "make_tensor_descriptor the tensor's own sizes and strides" in violation.message()
+
+
+@pytest.mark.skipif(not hasattr(interpreter, "BlockPointerHandle"), reason="this Triton has no block pointers")
+def test_a_block_pointer_without_boundary_check_is_caught_and_told_which_axis():
+    violation = overrun_into_the_neighbour(kernels.block_pointer_copy_kernel)
+    assert violation.access == "load" and violation.tensor == "src" and violation.program == (1, 0, 0)
+    assert list(violation.offsets) == [6, 7]
+    assert "reaches past its shape on axis 0, which boundary_check=() leaves unchecked" in violation.message()

@@ -1,6 +1,7 @@
 """Explain a puzzle's failures across its cases: what the passing and failing cases have in common, and how to
 launch a failing one again to step through it."""
 from ..course import LAYOUTS
+from .load.rules import BLOCK_POINTERS_GONE
 from .memcheck import program_name
 from .results import Diagnostic
 
@@ -19,6 +20,7 @@ HINTS = (
                        "and your other Python code run on the host, not in the kernel."),
     ("unsupported AST node type: Raise", "This is still the skeleton: replace `raise NotImplementedError()` with "
                                          "your kernel."),
+    ("Block pointers have been removed", BLOCK_POINTERS_GONE + "."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )

@@ -15,6 +15,7 @@ from triton.runtime import interpreter
 from ..settings import DEFAULT
 
 TAG = "_grader_region"
+WHY = "_grader_why"  # what a block pointer's or a tensor descriptor's pointers say of an access outside the tensor
 # Builder operations whose result is a pointer derived from a pointer operand.
 POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_broadcast", "create_expand_dims", "create_reshape",
                        "create_trans", "create_select", "create_cat", "create_join", "create_bitcast")
@@ -115,7 +116,8 @@ class MemoryChecker:
         if region is not None:
             positions, inside = region.locate(addresses)
             if inside is not None and not inside.all():
-                raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size)
+                raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size,
+                                      getattr(pointers, WHY, None))
             self._record(access, region, positions)
             return
         inside = np.zeros(addresses.size, dtype=bool)
@@ -142,11 +144,13 @@ class MemoryChecker:
                 region.buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
         writers[positions] = code
 
-    def _violation(self, access, region, addresses, positions, active):
+    def _violation(self, access, region, addresses, positions, active, why=None):
         program = interpreter.interpreter_builder.grid_idx
         offsets = (addresses.astype(np.int64) - region.base) / region.itemsize
         in_storage = (positions >= 0) & (positions < region.storage_numel)
-        if in_storage.all() and region.allowed is not None:
+        if why is not None:
+            reason = why
+        elif in_storage.all() and region.allowed is not None:
             reason = ("Those elements belong to the parent tensor but not to this view (a neighbouring "
                       "column or a gap between its elements): the kernel assumed contiguous memory. Compute "
                       "addresses from the stride arguments.")
@@ -201,14 +205,56 @@ class MemoryChecker:
         for name in POINTER_PROPAGATING if self.tags_pointers else ():
             if hasattr(builder, name):
                 replace(name, _propagating(getattr(builder, name)))
+        # tl.make_block_ptr (Triton before 3.9) and tl.make_tensor_descriptor compute a block's pointers from
+        # their base when it is loaded or stored: those pointers carry the base's tag, and why they can go wrong.
+        blocks = {handle: handle.materialize_pointers for handle in _BLOCK_HANDLES}
+        for handle, materialize in blocks.items():
+            handle.materialize_pointers = _materialized_with_tag(materialize, _BLOCK_HANDLES[handle])
         try:
             yield self
         finally:
+            for handle, materialize in blocks.items():
+                handle.materialize_pointers = materialize
             for name, original in originals.items():
                 if original is None:
                     delattr(builder, name)
                 else:
                     setattr(builder, name, original)
+
+
+def _block_pointer_why(handle, boundary_check, *rest):
+    axes = [dim for dim, size in enumerate(handle.block_shape) if dim not in boundary_check and not (
+        0 <= int(handle.offsets[dim].data.item()) and int(handle.offsets[dim].data.item()) + size
+        <= int(handle.shape[dim].data.item()))]
+    checked = tuple(boundary_check)
+    if axes:
+        return (f"The block pointer's block reaches past its shape on axis {' and '.join(map(str, axes))}, which "
+                f"boundary_check={checked} leaves unchecked: list every axis a block can cross in boundary_check "
+                "(padding_option then says what the lanes outside read).")
+    return ("The block pointer's shape or strides describe more memory than the tensor has: give "
+            "tl.make_block_ptr the tensor's own sizes and strides.")
+
+
+def _descriptor_why(handle, *rest):
+    return ("The tensor descriptor checks every block against the shape it was given, so that shape (or its "
+            "strides) describes more memory than the tensor has: give tl.make_tensor_descriptor the tensor's own "
+            "sizes and strides.")
+
+
+_BLOCK_HANDLES = {getattr(interpreter, name): why
+                  for name, why in (("BlockPointerHandle", _block_pointer_why), ("TensorDescHandle", _descriptor_why))
+                  if hasattr(getattr(interpreter, name, None), "materialize_pointers")}
+
+
+def _materialized_with_tag(materialize, why):
+    def materialize_pointers(handle, *args, **kwargs):
+        pointers, masks = materialize(handle, *args, **kwargs)
+        tag = getattr(handle.base, TAG, None)
+        if tag is not None:
+            setattr(pointers, TAG, tag)
+            setattr(pointers, WHY, why(handle, *args, **kwargs))
+        return pointers, masks
+    return materialize_pointers
 
 
 def _undefined(pointers):

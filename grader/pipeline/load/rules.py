@@ -37,6 +37,9 @@ HOST_MODULES = ("torch", "numpy")  # host code may read their dtypes and numeric
 TRITON_TOP_LEVEL = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "constexpr_function",
                     "must_use_result")
 STRING_LIMIT = 10_000
+BLOCK_POINTERS_GONE = (f"Triton {triton.__version__} has no block pointers: tl.make_block_ptr and tl.advance gave way "
+                       "to tl.make_tensor_descriptor(base, shape, strides, block_shape), whose desc.load([offsets]) "
+                       "and desc.store([offsets], value) check every block against the shape")
 
 
 def _public_attributes(*classes):
@@ -345,7 +348,8 @@ class Checker:
         elif isinstance(base, Known) and isinstance(base.obj, types.ModuleType):
             if static_attribute(base.obj, name, self.host) is None:
                 self.refuse(node, f"{base.obj.__name__} has no `{name}` " + (
-                    "the grader evaluates for a submission" if self.host else "a kernel may use"))
+                    "the grader evaluates for a submission" if self.host else "a kernel may use") + (
+                    f" ({BLOCK_POINTERS_GONE})" if name in ("make_block_ptr", "advance") else ""))
         elif name not in self.value_attributes:
             self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
                         f"`.{name}` is not part of the API of Triton's tensors and types")
