@@ -127,3 +127,11 @@ def block_pointer_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     src = tl.make_block_ptr(src_ptr, shape=(n,), strides=(1,), offsets=(start,), block_shape=(BLOCK,), order=(0,))
     dst = tl.make_block_ptr(dst_ptr, shape=(n,), strides=(1,), offsets=(start,), block_shape=(BLOCK,), order=(0,))
     tl.store(dst, tl.load(tl.advance(src, (0,))), boundary_check=(0,))
+
+
+@triton.jit
+def split_pointers_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    """Pointers joined into pairs and split again (tl.join, tl.split), the second of each pair loaded unmasked."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    firsts, seconds = tl.split(tl.join(src_ptr + offsets, src_ptr + offsets + 1))
+    tl.store(dst_ptr + offsets, tl.load(seconds) - tl.load(firsts, mask=offsets < n), mask=offsets < n)

@@ -147,3 +147,9 @@ def test_a_block_pointer_without_boundary_check_is_caught_and_told_which_axis():
     assert violation.access == "load" and violation.tensor == "src" and violation.program == (1, 0, 0)
     assert list(violation.offsets) == [6, 7]
     assert "reaches past its shape on axis 0, which boundary_check=() leaves unchecked" in violation.message()
+
+
+def test_pointers_split_from_pairs_keep_their_tensor():
+    violation = overrun_into_the_neighbour(kernels.split_pointers_copy_kernel)
+    assert violation.access == "load" and violation.tensor == "src" and violation.program == (1, 0, 0)
+    assert list(violation.offsets) == [6, 7, 8]

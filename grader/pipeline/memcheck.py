@@ -17,8 +17,9 @@ from ..settings import DEFAULT
 TAG = "_grader_region"
 WHY = "_grader_why"  # what a block pointer's or a tensor descriptor's pointers say of an access outside the tensor
 # Builder operations whose result is a pointer derived from a pointer operand.
-POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_broadcast", "create_expand_dims", "create_reshape",
-                       "create_trans", "create_select", "create_cat", "create_join", "create_bitcast")
+POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_unsplat", "create_broadcast", "create_expand_dims",
+                       "create_reshape", "create_trans", "create_select", "create_cat", "create_join", "create_split",
+                       "create_gather", "create_bitcast")
 
 
 class OutOfBounds(Exception):
