@@ -29,6 +29,17 @@ def test_an_import_inside_the_kernel_is_rejected_at_its_line(grade):
     assert "Imports are not allowed inside a kernel" in diagnostic.message
 
 
+def test_what_the_ptx_assembler_refuses_is_reported_at_the_line_that_made_it(grade):
+    """ptxas's own message names a line of PTX in a temporary file: the report gives the kernel's line instead,
+    and one diagnostic for both targets."""
+    result = grade(BUGS / "vector_add" / "clashing_cache_hints.py").puzzle("vector_add")
+    [diagnostic] = result.diagnostics
+    assert diagnostic.kind == "compile" and "(sm_80 and sm_90)" in diagnostic.message
+    assert "clashing_cache_hints.py line 13: x = tl.load(" in diagnostic.message
+    assert "ptxas) refuses the code Triton made of it: Modifier '.evict_first' cannot be combined" in diagnostic.message
+    assert ".ptx" not in diagnostic.message and "keep one of the two" in diagnostic.message
+
+
 def test_a_small_fp16_dot_is_rejected_in_a_notebook_cell(tmp_path, grade):
     source = textwrap.dedent('''\
         import triton

@@ -7,6 +7,7 @@ produce PTX. It runs in the sandboxed worker, before interpretation (constexpr f
 import json
 import os
 import re
+from pathlib import Path
 
 from .interpret import bind_arguments, constexpr_params, python_function
 
@@ -264,9 +265,17 @@ def _forked(function, *args):
     return result
 
 
+# ptxas names the PTX file and line it refuses; the PTX's .loc directives say which line of which file made it.
+PTXAS_ERROR = re.compile(r"ptxas[\w-]* (\S+\.ptx), line (\d+); error\s*:\s*(.+)")
+
+
 def describe(error, modules):
     """(message, module name, module line) of a compile error."""
     text = str(error)
+    refused = PTXAS_ERROR.search(text)
+    if refused:
+        return (f"the PTX assembler (ptxas) refuses the code Triton made of it: {refused.group(3).strip()}",
+                *_ptx_origin(Path(refused.group(1)), int(refused.group(2)), modules))
     message = getattr(error, "error_message", None) or (text.strip().splitlines() or [type(error).__name__])[-1]
     message = re.sub(r" at 0x[0-9a-f]+", "", message)
     location = re.match(r"at (\d+):(\d+):", text)
@@ -277,6 +286,21 @@ def describe(error, modules):
                 if fn is not None and getattr(jit_function(value), "src", None) == error.src:
                     return message, name, _def_line(fn) + int(location.group(1)) - 1
     return message, None, None
+
+
+def _ptx_origin(ptx, line, modules):
+    """(module name, line) of the kernel's source that PTX line `line` was made from, or (None, None): the
+    nearest .loc directive above it, whose comment names the file (`.loc 1 12 8  // kernel_0.py:12:8`)."""
+    try:
+        lines = ptx.read_text().splitlines()[:line]
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    for text in reversed(lines):
+        location = re.match(r"\s*\.loc\s+\d+\s+(\d+)\s+\d+\s*//\s*(\S+?):\d+", text)
+        if location and modules is not None:
+            module = next((name for name, path in modules.paths.items() if path.name == location.group(2)), None)
+            return (module, int(location.group(1))) if module else (None, None)
+    return None, None
 
 
 def _def_line(fn):

@@ -20,6 +20,8 @@ HINTS = (
                        "and your other Python code run on the host, not in the kernel."),
     ("unsupported AST node type: Raise", "This is still the skeleton: replace `raise NotImplementedError()` with "
                                          "your kernel."),
+    ("cannot be combined with modifier", "cache_modifier and eviction_policy both tell a load how to use the "
+                                         "caches, and ptxas accepts only some pairs: keep one of the two."),
     ("Block pointers have been removed", BLOCK_POINTERS_GONE + "."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
