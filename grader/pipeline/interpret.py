@@ -58,6 +58,8 @@ def _interpretable(fn):
 
 def _call_helper(self, *args, **kwargs):
     # A @jit helper called from an interpreted kernel: run its rewritten source directly.
+    if self.fn is _SORT_IMPL:
+        return _sorted(*args, **kwargs)
     return _interpretable(self.fn)(*args, **kwargs)
 
 
@@ -329,6 +331,25 @@ def _one_element_truths():
         yield
     finally:
         tl.core.tensor.__bool__, tl.core.tensor.__index__ = saved
+
+
+# tl.sort and tl.topk are a bitonic network of a few hundred block operations: interpreted, seconds a call.
+_SORT_IMPL = getattr(getattr(tl.standard, "sort_impl", None), "fn", None)
+
+
+def _sorted(x, k=None, dim=None, descending=0):
+    """tl.standard.sort_impl's values, sorted by NumPy: the last axis in order, its first k (tl.topk)."""
+    k, dim, descending = (tl.core._unwrap_if_constexpr(v) for v in (k, dim, descending))
+    last = len(x.shape) - 1
+    if dim is not None and dim != last:
+        raise ValueError("only minor dimension is currently supported")
+    values = np.sort(x.handle.data, axis=-1)
+    if descending:
+        values = values[..., ::-1]
+    if k is not None:
+        values = values[..., :k]
+    values = np.ascontiguousarray(values)
+    return tl.core.tensor(interpreter.TensorHandle(values, x.dtype), tl.block_type(x.dtype, list(values.shape)))
 
 
 def _remembered(np_dtype):

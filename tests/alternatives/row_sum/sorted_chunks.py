@@ -1,0 +1,15 @@
+"""Each chunk sorted (tl.sort) before it is added to a block of partial sums: the order the elements are
+added in changes, the sum does not."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, N, stride_m, stride_n, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    total = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        x = tl.load(x_ptr + row * stride_m + cols * stride_n, mask=cols < N, other=0.0)
+        total += tl.sort(x.to(tl.float32))  # adding sorted chunks elementwise: a different pairing, the same sum
+    tl.store(out_ptr + row, tl.sum(total, axis=0).to(out_ptr.dtype.element_ty))
