@@ -215,3 +215,29 @@ def test_tl_sort_and_topk_give_what_triton_s_bitonic_network_gives(dtype):
             fast, slow = interpret._sorted(_block(data), **options), network(_block(data), **options)
             assert fast.type == slow.type, options
             assert np.array_equal(np.asarray(fast.handle.data), np.asarray(slow.handle.data)), options
+
+
+ORIGINAL_GENERIC_SCAN = interpreter.ScanOps.generic_scan
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_scan_with_a_combine_function_of_the_kernels_own_gives_the_interpreters_loop(axis, reverse):
+    """tl.associative_scan in log2(n) block steps: the values and types of the element-by-element loop, for an
+    integer sum, a float sum, an order-sensitive combine and (by the loop) one that branches on its arguments."""
+    rng = np.random.default_rng(4)
+    sparse = (rng.standard_normal((8, 16)) * (rng.random((8, 16)) < 0.2)).astype(np.float32)
+    examples = [(kernels.add_combine, rng.integers(-1000, 1000, (8, 16)).astype(np.int32), 0),
+                (kernels.add_combine, rng.standard_normal((8, 16)).astype(np.float32), 1e-5),
+                (kernels.first_nonzero_combine, sparse, 0),
+                (kernels.branching_max_combine, rng.standard_normal((4, 8)).astype(np.float32), 0)]
+    for combine, data, tolerance in examples:
+        with interpreting():
+            operation = interpreter.ScanOps(axis, combine, reverse)
+            [fast] = operation.apply((_block(data),))
+            flipped = np.ascontiguousarray(np.flip(data, axis)) if reverse else data
+            [slow] = ORIGINAL_GENERIC_SCAN(operation, (_block(flipped),))
+        slow_data = np.flip(np.asarray(slow.handle.data), axis) if reverse else np.asarray(slow.handle.data)
+        assert fast.type == slow.type and np.asarray(fast.handle.data).dtype == slow_data.dtype
+        np.testing.assert_allclose(np.asarray(fast.handle.data), slow_data, rtol=tolerance, atol=tolerance,
+                                   err_msg=combine.fn.__name__)

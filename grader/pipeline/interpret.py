@@ -254,28 +254,60 @@ def _extern_elementwise(lib_name, lib_path, symbol, args, ret_type, is_pure):
 def _faster(scope):
     """Patch what costs the interpreter most without changing what a kernel computes (restored with `scope`).
 
-    - tl.reduce with a combine function of the kernel's own: the interpreter calls the combine function once
-      per element, in Python (seconds for one block). The grader combines neighbours pairwise, a whole block
-      at once, log2(n) calls: the order of a tree, as the GPU reduces (the combine function must be
-      associative for the GPU compiler too). A combine function that cannot take blocks (an `if` on its
-      arguments) gets the interpreter's own element-by-element loop.
+    - tl.reduce and tl.associative_scan with a combine function of the kernel's own: the interpreter calls the
+      combine function once per element, in Python (seconds for one block). The grader combines whole blocks,
+      log2(n) calls: neighbours pairwise for a reduction (the order of a tree, as the GPU reduces), each
+      element with the one 1, 2, 4, ... before it for a scan (the combine function must be associative for the
+      GPU compiler too). A combine function that cannot take blocks (an `if` on its arguments) gets the
+      interpreter's own element-by-element loop.
     - The NumPy type of a Triton type is looked up in a table the interpreter builds anew at every call.
     """
-    scope.set_attr(interpreter.ReduceOps, "generic_reduce", _pairwise_reduce(interpreter.ReduceOps.generic_reduce))
+    scope.set_attr(interpreter.ReduceOps, "generic_reduce", _blockwise(interpreter.ReduceOps.generic_reduce,
+                                                                        _reduce_pairwise))
+    scope.set_attr(interpreter.ScanOps, "generic_scan", _blockwise(interpreter.ScanOps.generic_scan, _scan_doubling))
     scope.set_attr(interpreter, "_get_np_dtype", _remembered(interpreter._get_np_dtype))
 
 
-def _pairwise_reduce(one_at_a_time):
-    def generic_reduce(self, input):
+def _blockwise(one_at_a_time, blocks_at_a_time):
+    def generic(self, input):
         try:
             with np.errstate(all="ignore"):
-                reduced = _reduce_pairwise(self, input)
+                result = blocks_at_a_time(self, input)
         except (OutOfBounds, bdb.BdbQuit):
             raise
         except Exception:  # a combine function written for scalars only: the interpreter's loop says what fails
-            reduced = None
-        return one_at_a_time(self, input) if reduced is None else reduced
-    return generic_reduce
+            result = None
+        return one_at_a_time(self, input) if result is None else result
+    return generic
+
+
+def _scan_doubling(self, input):
+    """ScanOps.generic_scan's result in log2(n) steps (Hillis and Steele): at each step every element is
+    combined with the one `offset` before it; None where that cannot be done."""
+    axis, dtypes = self.axis, [arg.dtype for arg in input]
+    values = [arg.handle.data for arg in input]
+    size = values[0].shape[axis]
+    if any(v.shape != values[0].shape for v in values) or size & (size - 1):
+        return None
+    position = np.arange(size).reshape([size if dim == axis else 1 for dim in range(values[0].ndim)])
+    offset = 1
+    while offset < size:
+        # The first `offset` elements are combined with wrapped-around ones, and keep their value.
+        earlier = [np.roll(v, offset, axis) for v in values]
+        with _one_element_truths():
+            combined = self.combine_fn.fn(*[self.to_tensor(v, d) for v, d in zip(earlier + values, dtypes + dtypes)])
+        combined = combined if isinstance(combined, tuple) else (combined,)
+        if len(combined) != len(values):
+            return None
+        updated = []
+        for result, before in zip(combined, values):
+            data = np.asarray(result.handle.data if isinstance(result, tl.core.tensor) else result)
+            if data.shape not in (before.shape, (), (1,)):
+                return None
+            updated.append(np.where(position >= offset, np.broadcast_to(data, before.shape).astype(before.dtype),
+                                    before))
+        values, offset = updated, offset * 2
+    return [self.to_tensor(data, dtype) for data, dtype in zip(values, dtypes)]
 
 
 def _reduce_pairwise(self, input):
