@@ -291,22 +291,12 @@ def _scan_doubling(self, input):
         return None
     position = np.arange(size).reshape([size if dim == axis else 1 for dim in range(values[0].ndim)])
     offset = 1
-    while offset < size:
-        # The first `offset` elements are combined with wrapped-around ones, and keep their value.
-        earlier = [np.roll(v, offset, axis) for v in values]
-        with _one_element_truths():
-            combined = self.combine_fn.fn(*[self.to_tensor(v, d) for v, d in zip(earlier + values, dtypes + dtypes)])
-        combined = combined if isinstance(combined, tuple) else (combined,)
-        if len(combined) != len(values):
+    while offset < size:  # the first `offset` elements are combined with wrapped-around ones and keep their value
+        combined = _combine_blocks(self, [np.roll(v, offset, axis) for v in values], values, dtypes)
+        if combined is None:
             return None
-        updated = []
-        for result, before in zip(combined, values):
-            data = np.asarray(result.handle.data if isinstance(result, tl.core.tensor) else result)
-            if data.shape not in (before.shape, (), (1,)):
-                return None
-            updated.append(np.where(position >= offset, np.broadcast_to(data, before.shape).astype(before.dtype),
-                                    before))
-        values, offset = updated, offset * 2
+        values = [np.where(position >= offset, new, old) for new, old in zip(combined, values)]
+        offset *= 2
     return [self.to_tensor(data, dtype) for data, dtype in zip(values, dtypes)]
 
 
@@ -323,17 +313,9 @@ def _reduce_pairwise(self, input):
     while values[0].shape[axis] > 1:
         left = [np.take(v, np.arange(0, v.shape[axis], 2), axis) for v in values]
         right = [np.take(v, np.arange(1, v.shape[axis], 2), axis) for v in values]
-        with _one_element_truths():
-            combined = self.combine_fn.fn(*[self.to_tensor(v, d) for v, d in zip(left + right, dtypes + dtypes)])
-        combined = combined if isinstance(combined, tuple) else (combined,)
-        if len(combined) != len(values):
+        values = _combine_blocks(self, left, right, dtypes)
+        if values is None:
             return None
-        values = []
-        for result, before in zip(combined, left):
-            data = np.asarray(result.handle.data if isinstance(result, tl.core.tensor) else result)
-            if data.shape not in (before.shape, (), (1,)):
-                return None
-            values.append(np.broadcast_to(data, before.shape).astype(before.dtype))
     rank = len(input[0].handle.data.shape)
     reduced = []
     for data, dtype in zip(values, dtypes):
@@ -344,6 +326,23 @@ def _reduce_pairwise(self, input):
             data = data.item()
         reduced.append(self.to_tensor(data, dtype))
     return reduced
+
+
+def _combine_blocks(self, earlier, later, dtypes):
+    """The combine function on whole blocks, combine(*earlier, *later): arrays shaped and typed like `earlier`'s,
+    or None where it does not give one block (or one value) per input."""
+    with _one_element_truths():
+        combined = self.combine_fn.fn(*[self.to_tensor(v, d) for v, d in zip(earlier + later, dtypes + dtypes)])
+    combined = combined if isinstance(combined, tuple) else (combined,)
+    if len(combined) != len(earlier):
+        return None
+    arrays = []
+    for result, like in zip(combined, earlier):
+        data = np.asarray(result.handle.data if isinstance(result, tl.core.tensor) else result)
+        if data.shape not in (like.shape, (), (1,)):
+            return None
+        arrays.append(np.broadcast_to(data, like.shape).astype(like.dtype))
+    return arrays
 
 
 @contextmanager
