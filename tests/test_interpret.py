@@ -241,3 +241,22 @@ def test_a_scan_with_a_combine_function_of_the_kernels_own_gives_the_interpreter
         assert fast.type == slow.type and np.asarray(fast.handle.data).dtype == slow_data.dtype
         np.testing.assert_allclose(np.asarray(fast.handle.data), slow_data, rtol=tolerance, atol=tolerance,
                                    err_msg=combine.fn.__name__)
+
+
+def test_a_negative_axis_reduces_and_scans_as_the_last_one():
+    """tl.reduce(x, -1, combine) and tl.associative_scan(x, -1, combine) are the last axis's, as on the GPU (the
+    interpreter's own loop leaves a scan over -1 unscanned)."""
+    data = np.arange(1, 9, dtype=np.int32).reshape(2, 4)
+    for combine in (kernels.add_combine, kernels.branching_max_combine):
+        assert np.array_equal(_reduce(combine, [data], -1, False)[0][0], _reduce(combine, [data], 1, False)[0][0])
+    with interpreting():
+        [scanned] = interpreter.ScanOps(-1, kernels.add_combine, False).apply((_block(data),))
+    assert np.array_equal(np.asarray(scanned.handle.data), np.cumsum(data, axis=1))
+
+
+def test_a_combine_function_that_is_not_associative_gives_no_exact_answer():
+    """On a GPU each thread folds its own elements in order before the threads combine in a tree, so `(a + b) / 2`
+    is not the mean of a block: the grader's order is not a perfect tree either, and such a kernel fails."""
+    data = np.arange(16, dtype=np.float32).reshape(1, 16)
+    [(halved, _)] = _reduce(kernels.halving_combine, [data], 1, False)
+    assert abs(halved.item() - data.mean()) > 0.5

@@ -295,11 +295,12 @@ def _ptx_origin(ptx, line, modules):
         lines = ptx.read_text().splitlines()[:line]
     except (OSError, UnicodeDecodeError):
         return None, None
-    for text in reversed(lines):
-        location = re.match(r"\s*\.loc\s+\d+\s+(\d+)\s+\d+\s*//\s*(\S+?):\d+", text)
+    for text in reversed(lines):  # inlined code's too: `.loc 1 20 16, function_name ..., inlined_at ... // f.py:20:16`
+        location = re.match(r"\s*\.loc\s.*//\s*(\S+?):(\d+)", text)
         if location and modules is not None:
-            module = next((name for name, path in modules.paths.items() if path.name == location.group(2)), None)
-            return (module, int(location.group(1))) if module else (None, None)
+            module = next((name for name, path in modules.paths.items() if path.name == location.group(1)), None)
+            if module:  # else a line of Triton's own helpers (tl.sum, ...): the kernel's is further up
+                return module, int(location.group(2))
     return None, None
 
 

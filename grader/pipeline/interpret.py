@@ -256,7 +256,8 @@ def _faster(scope):
 
     - tl.reduce and tl.associative_scan with a combine function of the kernel's own: the interpreter calls the
       combine function once per element, in Python (seconds for one block). The grader combines whole blocks,
-      log2(n) calls: neighbours pairwise for a reduction (the order of a tree, as the GPU reduces), each
+      a few calls: for a reduction, runs of 4 elements in order and then neighbours in a tree (as a GPU's
+      threads fold what each holds, then combine across threads), for a scan each
       element with the one 1, 2, 4, ... before it for a scan (the combine function must be associative for the
       GPU compiler too). A combine function that cannot take blocks (an `if` on its arguments) gets the
       interpreter's own element-by-element loop.
@@ -270,6 +271,8 @@ def _faster(scope):
 
 def _blockwise(one_at_a_time, blocks_at_a_time):
     def generic(self, input):
+        if self.axis is not None and self.axis < 0:  # the interpreter's own loop goes wrong on a negative axis
+            self.axis += len(input[0].handle.data.shape)
         try:
             with np.errstate(all="ignore"):
                 result = blocks_at_a_time(self, input)
@@ -300,8 +303,12 @@ def _scan_doubling(self, input):
     return [self.to_tensor(data, dtype) for data, dtype in zip(values, dtypes)]
 
 
+THREAD_RUN = 4  # elements of a reduction one GPU thread combines in order before the tree across threads
+
+
 def _reduce_pairwise(self, input):
-    """ReduceOps.generic_reduce's result, combining neighbours in a tree; None where that cannot be done."""
+    """ReduceOps.generic_reduce's result: runs of THREAD_RUN elements folded in order, then neighbours combined in a
+    tree; None where that cannot be done."""
     # Every input flattened for a reduction over all axes (the interpreter flattens only the first of a tuple's,
     # and then fails where the GPU does not).
     axis = 0 if self.axis is None else self.axis
@@ -310,6 +317,16 @@ def _reduce_pairwise(self, input):
     shape = values[0].shape
     if any(v.shape != shape for v in values) or shape[axis] & (shape[axis] - 1):
         return None
+    # As a GPU thread folds the few elements it holds in order, then the threads combine in a tree: a combine
+    # function that is not associative (`(a + b) * 0.5` for a mean) is as wrong here as there.
+    run = min(THREAD_RUN, shape[axis])
+    folded = [np.take(v, np.arange(0, shape[axis], run), axis) for v in values]
+    for element in range(1, run):
+        folded = _combine_blocks(self, folded, [np.take(v, np.arange(element, shape[axis], run), axis)
+                                                 for v in values], dtypes)
+        if folded is None:
+            return None
+    values = folded
     while values[0].shape[axis] > 1:
         left = [np.take(v, np.arange(0, v.shape[axis], 2), axis) for v in values]
         right = [np.take(v, np.arange(1, v.shape[axis], 2), axis) for v in values]

@@ -208,7 +208,7 @@ class MemoryChecker:
                 replace(name, _propagating(getattr(builder, name)))
         # tl.make_block_ptr (Triton before 3.9) and tl.make_tensor_descriptor compute a block's pointers from
         # their base when it is loaded or stored: those pointers carry the base's tag, and why they can go wrong.
-        blocks = {handle: handle.materialize_pointers for handle in _BLOCK_HANDLES}
+        blocks = {handle: handle.materialize_pointers for handle in _BLOCK_HANDLES if self.tags_pointers}
         for handle, materialize in blocks.items():
             handle.materialize_pointers = _materialized_with_tag(materialize, _BLOCK_HANDLES[handle])
         try:
