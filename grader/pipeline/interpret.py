@@ -257,11 +257,11 @@ def _faster(scope):
     - tl.reduce and tl.associative_scan with a combine function of the kernel's own: the interpreter calls the
       combine function once per element, in Python (seconds for one block). The grader combines whole blocks,
       a few calls: for a reduction, runs of 4 elements in order and then neighbours in a tree (as a GPU's
-      threads fold what each holds, then combine across threads), for a scan each
-      element with the one 1, 2, 4, ... before it for a scan (the combine function must be associative for the
-      GPU compiler too). A combine function that cannot take blocks (an `if` on its arguments) gets the
-      interpreter's own element-by-element loop.
+      threads fold what each holds, then combine across threads); for a scan, each element with the one 1, 2,
+      4, ... before it (the combine function must be associative for the GPU compiler too). A combine function
+      that cannot take blocks (an `if` on its arguments) gets the interpreter's own element-by-element loop.
     - The NumPy type of a Triton type is looked up in a table the interpreter builds anew at every call.
+    tl.sort and tl.topk, interpreted, are Triton's bitonic network: _call_helper sorts with NumPy instead.
     """
     scope.set_attr(interpreter.ReduceOps, "generic_reduce", _blockwise(interpreter.ReduceOps.generic_reduce,
                                                                         _reduce_pairwise))

@@ -15,7 +15,7 @@ from triton.runtime import interpreter
 from ..settings import DEFAULT
 
 TAG = "_grader_region"
-WHY = "_grader_why"  # what a block pointer's or a tensor descriptor's pointers say of an access outside the tensor
+WHY = "_grader_why"  # says (when called) why a block pointer's or descriptor's access left its tensor
 # Builder operations whose result is a pointer derived from a pointer operand.
 POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_unsplat", "create_broadcast", "create_expand_dims",
                        "create_reshape", "create_trans", "create_select", "create_cat", "create_join", "create_split",
@@ -150,7 +150,7 @@ class MemoryChecker:
         offsets = (addresses.astype(np.int64) - region.base) / region.itemsize
         in_storage = (positions >= 0) & (positions < region.storage_numel)
         if why is not None:
-            reason = why
+            reason = why()
         elif in_storage.all() and region.allowed is not None:
             reason = ("Those elements belong to the parent tensor but not to this view (a neighbouring "
                       "column or a gap between its elements): the kernel assumed contiguous memory. Compute "
@@ -224,9 +224,9 @@ class MemoryChecker:
 
 
 def _block_pointer_why(handle, boundary_check, *rest):
+    starts = [int(offset.data.item()) for offset in handle.offsets]
     axes = [dim for dim, size in enumerate(handle.block_shape) if dim not in boundary_check and not (
-        0 <= int(handle.offsets[dim].data.item()) and int(handle.offsets[dim].data.item()) + size
-        <= int(handle.shape[dim].data.item()))]
+        0 <= starts[dim] and starts[dim] + size <= int(handle.shape[dim].data.item()))]
     checked = tuple(boundary_check)
     if axes:
         return (f"The block pointer's block reaches past its shape on axis {' and '.join(map(str, axes))}, which "
@@ -253,7 +253,7 @@ def _materialized_with_tag(materialize, why):
         tag = getattr(handle.base, TAG, None)
         if tag is not None:
             setattr(pointers, TAG, tag)
-            setattr(pointers, WHY, why(handle, *args, **kwargs))
+            setattr(pointers, WHY, lambda: why(handle, *args, **kwargs))  # worded only for a violation
         return pointers, masks
     return materialize_pointers
 
