@@ -20,6 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "tests" / "bugs"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compile_cache(tmp_path_factory):
+    """`triton-course check` keeps the compiler's acceptances in the user's cache folder; the tests' checks keep
+    theirs in a folder of the session's (and their subprocesses', which inherit the environment)."""
+    folder = tmp_path_factory.mktemp("compile-cache")
+    os.environ["TRITON_COURSE_CACHE"] = str(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def course():
     return load_course(ROOT / "course.yml")

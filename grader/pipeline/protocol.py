@@ -82,6 +82,8 @@ def check_outcome(outcome, request, cases, settings):
     runs = check_runs(outcome.get("cases"), cases, [payload["orders"] for payload in request["cases"]], settings,
                       request["modules"])
     checked["cases"] = [{"runs": case_runs} for case_runs in runs]
+    if outcome.get("resources") is not None:
+        checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
         checked["profile"] = check_profile(outcome["profile"])
     return checked
@@ -98,7 +100,7 @@ def check_profile(profile):
     _expect(isinstance(programs, list) and 1 <= len(programs) <= 3 and
             all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
     checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
-               "resources": _resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
+               "resources": check_resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
                "sites": [], "dots": [], "unique": []}
     for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
                                ("unique", ("bytes",), 64)):
@@ -125,8 +127,9 @@ def check_profile(profile):
 SITE_COUNTS = ("executions", "lanes", "bytes", "sectors", "ideal_sectors", "requests")
 
 
-def _resources(resources):
-    _expect(isinstance(resources, dict), "the profile's resources are not a mapping")
+def check_resources(resources):
+    """What a compile asks of an SM (compile_check.compile_resources), checked field by field."""
+    _expect(isinstance(resources, dict), "the compile's resources are not a mapping")
     if "error" in resources:
         return {"error": _text(resources["error"], 500)}
     registers = resources.get("registers")

@@ -4,6 +4,10 @@ from dataclasses import asdict, dataclass, field
 STATUSES = ("pass", "fail", "error", "missing")
 
 
+class SubmissionError(Exception):
+    """The path given to the grader cannot be graded at all (bad usage, exit code 2)."""
+
+
 def printable(text, keep=""):
     """Text a submission or its worker produced, safe to print and to write into a report: every character that
     is not printable (a terminal's escape sequences, a line break that would forge a report's line, a byte of a

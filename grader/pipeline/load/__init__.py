@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...settings import DEFAULT
-from ..results import Diagnostic, printable
+from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile)
 from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
@@ -34,10 +34,6 @@ FINAL_WORDS = ("final", "submission", "submit", "done", "solution", "solved")
 DRAFT_WORDS = ("draft", "old", "backup", "bak", "copy", "tmp", "temp", "scratch", "test", "try", "attempt", "wip",
                "orig", "skeleton", "unused")
 PROBLEMS_SHOWN = 3
-
-
-class SubmissionError(Exception):
-    """The path given to the grader cannot be graded at all (bad usage, exit code 2)."""
 
 
 @dataclass

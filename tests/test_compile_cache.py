@@ -1,0 +1,108 @@
+"""A student's repeated checks skip the compiles the GPU compiler accepted before; nothing else changes."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from grader.pipeline.compile_cache import CompileCache
+from grader.pipeline.grade import grade_submission
+
+from conftest import BUGS, ROOT
+
+
+def request(modules=None, args=(torch.zeros(4), torch.zeros(4), 4, 1024), targets=(80, 90), profile=None):
+    job = {"kernel": "add_kernel", "modules": modules or {"__main__": "import triton\n"}, "targets": list(targets),
+           "cases": [{"launches": [{"args": list(args)}]}]}
+    if profile is not None:
+        job["profile"] = profile
+    return job
+
+
+def test_the_key_is_what_the_compiler_reads_and_nothing_else(tmp_path):
+    cache = CompileCache(tmp_path)
+    key = cache.key(request())
+    assert cache.key(request(args=(torch.ones(4), torch.randn(4), 4, 1024))) == key, "the values of a tensor"
+    assert cache.key(request(args=(torch.zeros(9), torch.zeros(4), 4, 1024))) == key, "the shape of a tensor"
+    different = [request(modules={"__main__": "import triton  # edited\n"}),
+                 request(args=(torch.zeros(4, dtype=torch.float16), torch.zeros(4), 4, 1024)),
+                 request(args=(torch.zeros(4), torch.zeros(4), 1, 1024)),  # an int equal to 1 is folded in
+                 request(args=(torch.zeros(4), torch.zeros(4), 4, 512)),
+                 request(targets=(90,)),
+                 request(profile={"puzzle": "vector_add", "configs": None, "config": None, "seconds": 10})]
+    assert len({cache.key(r) for r in different} | {key}) == len(different) + 1
+    profiled = request(profile={"puzzle": "vector_add", "configs": None, "config": None, "seconds": 10})
+    assert cache.key(profiled, "course: a") != cache.key(profiled, "course: b"), "a benchmark is the course's"
+    assert cache.key({**profiled, "profile": {**profiled["profile"], "seconds": 99}}) == cache.key(profiled)
+
+
+def test_an_entry_is_read_back_only_as_the_cache_wrote_it(tmp_path):
+    cache = CompileCache(tmp_path)
+    resources = {"registers": 40, "spills": 0, "shared": 0, "num_warps": 4}
+    cache.put("a", resources)
+    cache.put("b", None)
+    assert cache.get("a") == {"resources": resources} and cache.get("b") == {"resources": None}
+    assert cache.get("c") is None
+    for name, text in {"d": "not json", "e": json.dumps({"resources": None, "more": 1}),
+                       "f": json.dumps({"resources": {**resources, "registers": 10 ** 9}}),
+                       "g": json.dumps(["resources"]), "h": "x" * 10000}.items():
+        (tmp_path / f"{name}.json").write_text(text)
+        assert cache.get(name) is None, text[:40]
+    (tmp_path / "i.json").symlink_to(tmp_path / "a.json")
+    assert cache.get("i") is None, "a link is not followed"
+
+
+def test_a_second_check_skips_the_compile_and_gives_the_same_report(course, tmp_path):
+    cache = CompileCache(tmp_path)
+    solution = ROOT / "solutions" / "vector_add.py"
+    first = grade_submission(course, solution, ["vector_add"], performance=True, compile_cache=cache)
+    [entry] = tmp_path.glob("*.json")
+    kept = json.loads(entry.read_text())
+    assert kept["resources"]["num_warps"] >= 1, "the benchmark's compile is kept for the estimate"
+    second = grade_submission(course, solution, ["vector_add"], performance=True, compile_cache=cache)
+    assert second.to_dict() == first.to_dict()
+    assert list(tmp_path.glob("*.json")) == [entry]
+
+
+class RecordingCache(CompileCache):
+    def key(self, *args):
+        self.last = super().key(*args)
+        return self.last
+
+
+def test_the_worker_trusts_the_cache_so_only_acceptances_are_kept(course, tmp_path):
+    """What ptxas refuses is never kept; an entry that says otherwise (a student's own machine, their own cache)
+    is what skips the compile."""
+    cache = RecordingCache(tmp_path)
+    refused = BUGS / "vector_add" / "clashing_cache_hints.py"
+    result = grade_submission(course, refused, ["vector_add"], compile_cache=cache).puzzle("vector_add")
+    assert [d.kind for d in result.diagnostics] == ["compile"]
+    assert not list(tmp_path.glob("*.json")), "a rejection is not kept"
+    cache.put(cache.last, None)
+    skipped = grade_submission(course, refused, ["vector_add"], compile_cache=cache).puzzle("vector_add")
+    assert skipped.status == "pass", "the cases pass in the interpreter, the compile was skipped"
+
+
+def test_hidden_cases_and_a_class_keep_nothing(course, tmp_path):
+    cache = CompileCache(tmp_path)
+    grade_submission(course, ROOT / "solutions" / "vector_add.py", ["vector_add"], hidden_seed=3, compile_cache=cache)
+    assert not list(tmp_path.iterdir())
+
+
+def test_check_keeps_its_compiles_and_recompile_ignores_them(tmp_path):
+    env = {**os.environ, "TRITON_COURSE_CACHE": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "grader.cli", "check", str(ROOT / "solutions"), "--puzzle", "vector_add",
+               "--puzzle", "outer_add", "--no-performance"]
+    first = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout + first.stderr
+    entries = sorted((tmp_path / "cache").glob("*.json"))
+    assert len(entries) == 2
+    for entry in entries:
+        entry.write_text("{}")  # not an entry: ignored, and replaced by the next compile
+    again = subprocess.run(command + ["--recompile"], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert all(entry.read_text() == "{}" for entry in entries), "--recompile neither reads nor writes"
+    third = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    assert third.stdout == first.stdout and all(entry.read_text() != "{}" for entry in entries)
