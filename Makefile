@@ -34,11 +34,13 @@ lab: $(INSTALLED)
 	@TRITON_INTERPRET=1 $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
 		--ServerApp.root_dir=$(CURDIR)/puzzles $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
+# One pytest process a core (pytest-xdist), each taking whole test files: a file's fixtures (a graded corpus,
+# a Jupyter server) are made once. Grading mostly waits on its sandboxed workers, so one process leaves cores idle.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 test-fast: $(INSTALLED)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow"
 
 bench: $(INSTALLED)
 	$(BIN)/python bench/interpreter_overhead.py

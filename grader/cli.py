@@ -25,9 +25,9 @@ def main(argv=None):
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
     check.add_argument("--no-performance", dest="performance", action="store_false",
                        help="skip the estimate of how fast each passing kernel would run on a GPU")
-    check.add_argument("--recompile", dest="compile_cache", action="store_false",
-                       help="compile every kernel again, even one the GPU compiler accepted in an earlier check "
-                            "(kept in $TRITON_COURSE_CACHE or ~/.cache/triton-course)")
+    check.add_argument("--fresh", dest="check_cache", action="store_false",
+                       help="compile and profile every kernel again, even one unchanged since an earlier check "
+                            "(what checks keep is in $TRITON_COURSE_CACHE or ~/.cache/triton-course)")
     commands.add_parser("doctor", help="versions, GPU, and known bad combinations")
     grade = commands.add_parser("grade", help="grade a class: one notebook, .py file or folder per student")
     grade.add_argument("submissions")
@@ -127,13 +127,13 @@ def _list(course, as_json):
 
 
 def _check(course, args):
-    from .pipeline.compile_cache import CompileCache, default_folder
+    from .pipeline.check_cache import CheckCache, default_folder
     from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .pipeline.report import to_json, to_text
     # One student's puzzles in parallel on this machine's cores (a class grades its students in parallel instead).
     report = grade_submission(course, args.path, args.puzzle, args.seed, workers=os.cpu_count() or 1,
                               performance=args.performance,
-                              compile_cache=CompileCache(default_folder()) if args.compile_cache else None)
+                              check_cache=CheckCache(default_folder()) if args.check_cache else None)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
 

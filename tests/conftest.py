@@ -21,7 +21,7 @@ BUGS = ROOT / "tests" / "bugs"
 
 
 @pytest.fixture(scope="session", autouse=True)
-def compile_cache(tmp_path_factory):
+def check_cache(tmp_path_factory):
     """`triton-course check` keeps the compiler's acceptances in the user's cache folder; the tests' checks keep
     theirs in a folder of the session's (and their subprocesses', which inherit the environment)."""
     folder = tmp_path_factory.mktemp("compile-cache")
@@ -144,3 +144,15 @@ def dask_cluster(directory, workers, worker_options=(), worker_env=None):
                     process.wait()
         for log in logs:
             log.close()
+
+
+def in_parallel(argv, paths, env=None):
+    """[(CompletedProcess, files in its share)] of `argv + share` for shares of `paths`, one process a core."""
+    shares = [paths[i::os.cpu_count() or 1] for i in range(os.cpu_count() or 1)]
+    processes = [(subprocess.Popen(argv + [str(p) for p in share], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, cwd=ROOT, env=env), share) for share in shares if share]
+    results = []
+    for process, share in processes:
+        out, err = process.communicate()
+        results.append((subprocess.CompletedProcess(process.args, process.returncode, out, err), len(share)))
+    return results

@@ -2,12 +2,11 @@
 with the same verdict through every entry point: the notebook's check(), the command line and nbgrader.
 
 Each alternative is checked against PyTorch outside the grader by tests/alternatives/against_pytorch.py
-(Triton's own interpreter, none of the grader's code). Here: the three entry points load the very same kernel
+(Triton's own interpreter, none of the grader's code; test_alternatives_against_pytorch.py). Here: the three entry points load the very same kernel
 module from it, and graded with the instructor's hidden cases (which include every public case) it passes.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from grader.classroom.nbgrader import source_notebook
 from grader.pipeline.load import load_submission
 
-from conftest import ROOT, grade_files
+from conftest import ROOT, grade_files, in_parallel
 
 ALTERNATIVES_DIR = ROOT / "tests" / "alternatives"
 ALTERNATIVES = sorted(p for p in ALTERNATIVES_DIR.glob("*/*") if p.suffix in (".py", ".ipynb"))
@@ -36,25 +35,6 @@ def test_the_corpus_covers_every_puzzle_in_many_styles(course):
     assert len([p for p in ALTERNATIVES if p.suffix == ".ipynb"]) >= 4
     tutorials = {puzzle_of(p) for p in ALTERNATIVES if "tutorial" in p.stem}
     assert {"vector_add", "softmax", "matmul", "layer_norm", "attention"} <= tutorials
-
-
-def in_parallel(argv, paths, env=None):
-    """[(CompletedProcess, files in its share)] of `argv + share` for shares of `paths`, one process a core."""
-    shares = [paths[i::os.cpu_count() or 1] for i in range(os.cpu_count() or 1)]
-    processes = [(subprocess.Popen(argv + [str(p) for p in share], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, cwd=ROOT, env=env), share) for share in shares if share]
-    results = []
-    for process, share in processes:
-        out, err = process.communicate()
-        results.append((subprocess.CompletedProcess(process.args, process.returncode, out, err), len(share)))
-    return results
-
-
-@pytest.mark.slow
-def test_every_alternative_matches_pytorch_outside_the_grader():
-    for result, count in in_parallel([sys.executable, str(ALTERNATIVES_DIR / "against_pytorch.py")], ALTERNATIVES):
-        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
-        assert f"{count} of {count} kernels match PyTorch" in result.stdout
 
 
 LIVE = r'''

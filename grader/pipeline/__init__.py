@@ -2,7 +2,7 @@
 
     load          read a submission (never run it) and rebuild each kernel's module from its syntax tree
     cases         build the tensors of each case (shapes, dtypes, layouts, NaN-filled outputs, the reference)
-    compile_cache what the GPU compiler accepted in a student's earlier checks, which their next skips
+    check_cache   what a student's earlier checks learned of an unchanged kernel (compiled, profiled)
     sandbox       start the worker under bubblewrap and resource limits, one puzzle at a time
     worker        in the sandbox: compile each kernel for the GPU, then interpret it on its cases
       compile_check   compile kernels for NVIDIA targets without a GPU

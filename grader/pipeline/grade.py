@@ -32,22 +32,22 @@ ENDING_ADVICE = {
 
 
 def grade_submission(course, path, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
-                     modules_from=None, workers=1, performance=False, compile_cache=None):
+                     modules_from=None, workers=1, performance=False, check_cache=None):
     """Grade a .py file, a notebook or a directory of them.
 
     `hidden`: paths the worker must not see. `hidden_seed`: add the instructor's hidden cases (and inputs).
     `modules_from`: the student's folder, whose .py files a lone notebook may import (nbgrader's layout).
     `workers`: sandboxed workers sharing the puzzles (grade_sources). `performance`: estimate how fast each
-    passing kernel would run on a GPU (performance.py). `compile_cache`: a student's own CompileCache, where the
-    compiler's acceptances of earlier checks are kept (compile_cache.py; never for a class, unused with hidden cases).
+    passing kernel would run on a GPU (performance.py). `check_cache`: a student's own CheckCache, where what earlier
+    checks learned of an unchanged kernel is kept (check_cache.py; never for a class, unused with hidden cases).
     """
     submission = read_submission(path, course, puzzle_ids, settings, modules_from)
     return grade_read(course, submission, puzzle_ids, seed, settings, hidden, hidden_seed, workers, performance,
-                      compile_cache)
+                      check_cache)
 
 
 def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hidden=(), hidden_seed=None,
-               workers=1, performance=False, compile_cache=None):
+               workers=1, performance=False, check_cache=None):
     """Grade a Submission already read from the file system (on whatever machine: a class's cluster sends
     it with the task); the arguments are grade_submission's."""
     with PARSING:
@@ -57,7 +57,7 @@ def grade_read(course, submission, puzzle_ids=None, seed=0, settings=DEFAULT, hi
                for pid in sources}
     graded = grade_sources(course, sources, seed if hidden_seed is None else hidden_seed, settings, hidden=hidden,
                            puzzles=puzzles, workers=workers, performance=performance,
-                           compile_cache=compile_cache if hidden_seed is None else None)
+                           check_cache=check_cache if hidden_seed is None else None)
     return GradeReport([_result(course.puzzle(pid), item, graded.get(pid)) for pid, item in loaded.items()],
                        sandbox_kind(), sandbox_description(settings))
 
@@ -96,7 +96,7 @@ def _result(puzzle, loaded, graded):
 
 
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
-                  workers=1, performance=False, spare_cores=False, compile_cache=None):
+                  workers=1, performance=False, spare_cores=False, check_cache=None):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
     mapping it to its puzzle), each run in a sandboxed worker of its own (restarted if it dies).
 
@@ -106,7 +106,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     with a benchmark at its size too, and estimate a passing kernel's speed on a GPU (or a {puzzle id:
     configuration} to profile those configurations instead of the first the kernel declares). `spare_cores`:
     nothing else keeps this machine's other cores busy (a notebook's check), so a worker compiles in forks.
-    `compile_cache`: a student's own CompileCache (grade_submission).
+    `check_cache`: a student's own CheckCache (grade_submission).
 
     Each source goes through the whole pipeline on its own (cases, worker, comparison), so that this process
     makes one puzzle's cases and compares another's while the workers run, and a core that is done takes the
@@ -120,7 +120,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         cases = [make_case(puzzle, i, seed) for i in range(len(puzzle.cases))]
         report = progress and (lambda job_id, done: progress(key, done))
         outcome = _run_job(course, puzzle, source, cases, settings, hidden, performance, spare_cores, report,
-                           compile_cache)
+                           check_cache)
         if isinstance(outcome, Ending):
             return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
         if isinstance(outcome, MalformedResult):
@@ -137,15 +137,19 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
 
 
 def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=False, spare_cores=False, progress=None,
-             compile_cache=None):
+             check_cache=None):
     """The checked outcome of one puzzle's job in a sandboxed worker forked from a warm one, or its Ending, or
     the MalformedResult that says why what came back was not used."""
     # "job": the worker's file names say nothing of the key.
     request = job("job", puzzle, source, cases, settings, performance, spare_cores)
     shared = {"course": course.path.read_text(), "course_path": str(course.path)} if "profile" in request else None
-    key = compile_cache and compile_cache.key(request, shared and shared["course"])
-    if key:
-        request["compiled"] = compile_cache.get(key)
+    key = check_cache and check_cache.key(request, shared and shared["course"])
+    kept = check_cache.get(key) if key else None
+    if kept:
+        request["compiled"] = {"resources": kept["resources"]}
+        if kept["profile"] is not None:  # nothing for the worker to profile either
+            del request["profile"]
+            shared = None
     with warm_worker(settings, hidden) as warm:
         scratch = warm.folder()
         endings = run_worker([request], scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
@@ -156,8 +160,10 @@ def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=Fal
                                     settings)
         except MalformedResult as error:
             return error
-    if key and request["compiled"] is None and not outcome["compile"]:
-        compile_cache.put(key, outcome.get("resources"))
+    if kept and kept["profile"] is not None:
+        outcome["profile"] = kept["profile"]
+    elif key and not outcome["compile"]:
+        check_cache.put(key, kept["resources"] if kept else outcome.get("resources"), outcome.get("profile"))
     return outcome
 
 
