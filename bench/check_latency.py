@@ -5,8 +5,8 @@
   notebook, next checks   the same check again (the kernel already imported), median of REPEATS; for vector add
                           and for matmul, whose estimate compiles the largest tiles. Timed until the cell
                           returns (the verdict shown) and until the estimate has joined the report
-  check, one puzzle       `triton-course check solutions/ --puzzle vector_add`, a fresh process, median of 3
-  check, whole course     `triton-course check solutions/`, a fresh process, median of 3
+  check, one puzzle       `triton-course check solutions/ --puzzle vector_add`, a fresh process, median of 5
+  check, whole course     `triton-course check solutions/`, a fresh process, median of 5
 The commands are timed as a first check (--fresh: every kernel compiled and profiled) and as a check again of
 kernels that have not changed since (what the compiler accepted and the profiles are kept, check_cache.py),
 each in a cache folder of the benchmark's own. Each is timed with the performance estimate and without
@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REPEATS = 5
+COMMAND_REPEATS = 5
 NOTEBOOK_SETUP = """
 import statistics, time, warnings
 warnings.simplefilter("ignore")
@@ -78,20 +79,23 @@ def notebook_seconds(puzzle_id, performance):
 
 
 def command_seconds(argv):
-    """Median wall clock of 3 runs of a `triton-course check` from a fresh process: (as a first check, as a check
-    again of the same kernels)."""
+    """Medians of COMMAND_REPEATS runs of a `triton-course check` from a fresh process, {(with the estimate,
+    as a first check): seconds} for the four ways, run in turn (this machine's speed drifts: each way sees the
+    same drift)."""
+    ways = [(estimate, first) for estimate in (True, False) for first in (True, False)]
+    times = {way: [] for way in ways}
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "TRITON_COURSE_CACHE": cache}
-        subprocess.run(argv, cwd=ROOT, check=True, capture_output=True, env=env)  # what the next ones find kept
-        medians = []
-        for extra in (["--fresh"], []):
-            times = []
-            for _ in range(3):
+        for estimate in (True, False):  # what the checks again find kept
+            subprocess.run(argv + ([] if estimate else ["--no-performance"]), cwd=ROOT, check=True,
+                           capture_output=True, env=env)
+        for _ in range(COMMAND_REPEATS):
+            for estimate, first in ways:
+                extra = ([] if estimate else ["--no-performance"]) + (["--fresh"] if first else [])
                 start = time.perf_counter()
                 subprocess.run(argv + extra, cwd=ROOT, check=True, capture_output=True, env=env)
-                times.append(time.perf_counter() - start)
-            medians.append(statistics.median(times))
-    return medians
+                times[estimate, first].append(time.perf_counter() - start)
+    return {way: statistics.median(seconds) for way, seconds in times.items()}
 
 
 def main():
@@ -109,8 +113,6 @@ def main():
     cli = [sys.executable, "-m", "grader.cli", "check", "solutions/"]
     one = command_seconds(cli + ["--puzzle", "vector_add"])
     whole = command_seconds(cli)
-    one_plain = command_seconds(cli + ["--puzzle", "vector_add", "--no-performance"])
-    whole_plain = command_seconds(cli + ["--no-performance"])
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     lines = ["# What a check costs", "",
@@ -125,11 +127,11 @@ def main():
              f"{next_plain[0]:.2f} s | {next_checks[0] / next_plain[0] - 1:+.0%} | {next_checks[1]:.2f} s | 1.5 s |",
              f"| notebook, matmul, next checks (median of {REPEATS}) | {matmul[0]:.2f} s | {matmul_plain[0]:.2f} s | "
              f"{matmul[0] / matmul_plain[0] - 1:+.0%} | {matmul[1]:.2f} s | 1.5 s |",
-             *[f"| `triton-course check solutions/{argv}`, {when} (median of 3) | {seconds[i]:.2f} s | "
-               f"{plain[i]:.2f} s | {seconds[i] / plain[i] - 1:+.0%} | | {target} |"
-               for argv, seconds, plain, target in ((" --puzzle vector_add", one, one_plain, ""),
-                                                    ("", whole, whole_plain, "8 s"))
-               for i, when in enumerate(("first check (`--fresh`)", "again, kernels unchanged"))], "",
+             *[f"| `triton-course check solutions/{argv}`, {when} (median of {COMMAND_REPEATS}) | "
+               f"{seconds[True, first]:.2f} s | {seconds[False, first]:.2f} s | "
+               f"{seconds[True, first] / seconds[False, first] - 1:+.0%} | | {target} |"
+               for argv, seconds, target in ((" --puzzle vector_add", one, ""), ("", whole, "8 s"))
+               for first, when in ((True, "first check (`--fresh`)"), (False, "again, kernels unchanged"))], "",
              "The performance estimate (target: at most +20%) profiles each passing kernel at its benchmark size "
              "and compiles it for sm_90 as the GPU stage launches it first. In a notebook the check cell returns "
              "with its verdict, graded without the estimate, and the estimate is made by a worker of its own "

@@ -113,7 +113,7 @@ def run_puzzle(job, directory, course=None):
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
         return kernel, cases
 
-    if job.get("compiled") is not None:  # the compiler accepted these very launches in an earlier check (check_cache.py)
+    if job.get("compiled") is not None:  # the compiler accepted these launches in an earlier check (check_cache.py)
         problems, resources, interpreted = [], job["compiled"]["resources"], interpret()
     else:
         problems, resources, interpreted = compile_problems(modules, job["kernel"], launches, job["targets"],
