@@ -31,6 +31,17 @@ def test_list_json(capsys):
                                      "notebook": "puzzles/01_vector_add.ipynb", "solution": "solutions/vector_add.py"}
 
 
+def test_check_starts_its_sandboxes_before_it_imports_torch_and_triton():
+    """A sandboxed worker takes seconds to import torch and triton: `check` starts its warm workers first, and
+    imports them itself meanwhile (importing the command imported triton, which made the workers start 0.4 s
+    late)."""
+    probe = ("import sys; import grader.cli; import grader.pipeline.warm as warm\n"
+             "started = []\nwarm.prestart = lambda *a, **k: started.append({'torch', 'triton'} & set(sys.modules))\n"
+             "grader.cli.main(['check', 'nowhere'])\nprint(bool(started) and not any(started))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert result.stdout.split()[-1:] == ["True"], result.stdout + result.stderr
+
+
 def test_check_solutions_passes_with_exit_code_0(course):
     code, out, _ = run("check", "solutions/")
     assert code == 0, out
