@@ -82,6 +82,28 @@ def test_unwritten_elements_are_told_apart_from_wrong_values(course):
     assert "10 of 1000 elements were never written, the first at index (990,)" in diagnostic.message
 
 
+def test_an_output_read_before_it_was_stored_is_named_when_its_values_are_wrong(course):
+    """Reading an output before storing it (an atomic_add into it, `out += ...` through tl.load) reads garbage on
+    a GPU: said first, with the program that read, when the output is wrong; a read that did no harm, or a read
+    of a tensor that is also an input (in place), is not a fault."""
+    case = _case(course, "vector_add", "ragged tail")
+    _run_reference_kernel(case)
+    out = case.buffers["out"]
+    out.read_unwritten = (7, 1)  # program 1 read element 7 before any store
+    assert compare(case) == [], "the values are right: the read did no harm"
+    out.parent[7] = float("nan")
+    kinds = [d.kind for d in compare(case)]
+    assert kinds == ["read_before_write", "nonfinite"]
+    [first] = [d for d in compare(case) if d.kind == "read_before_write"]
+    assert first.message.startswith("out: program 1 read index (7,) before any program stored it")
+    case = _case(course, "strided_views", "split columns")
+    _run_reference_kernel(case)
+    x = case.buffers["x"]
+    x.read_unwritten = (0, 0)
+    x.parent[0] += 1
+    assert "read_before_write" not in [d.kind for d in compare(case)], "x is read and written in place"
+
+
 def test_changed_input_and_writes_around_a_view_are_caught(course):
     case = _case(course, "vector_add", "ragged tail")
     _run_reference_kernel(case)

@@ -96,7 +96,7 @@ def verify(kernels, case_index, case):
                      "line": None, "module": None}
             break
     transfer.copy_back()
-    return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {},
+    return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {}, "read_unwritten": {},
             "writers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
             "readers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
             "loads": {n: 0 for n in parents}}

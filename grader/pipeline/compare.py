@@ -69,6 +69,15 @@ def _check_written(case, buffer, settings):
             f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
             f"element, and the store mask must only exclude lanes past the end."), case.name))
     wrong = ~close & ~never_stored
+    if wrong.any() and buffer.spec.role == "output" and buffer.read_unwritten is not None:
+        position, reader = buffer.read_unwritten
+        diagnostics.append(Diagnostic("read_before_write", (
+            f"{buffer.name}: {_program(case, reader)} read {_where(buffer, position)} before any program stored it "
+            "(a tl.load, or an atomic such as tl.atomic_add, which reads the old value). An output starts as "
+            "whatever its memory held: garbage on a GPU (the caller's torch.empty), NaN here. Store every element "
+            "before reading it back, or accumulate in registers and store once; a kernel that adds into its "
+            "output with atomics needs the caller to zero it, which this puzzle's caller does not."),
+            case.name, _blamed(case, reader)))
     if wrong.any():
         report = _mismatch_report(case, buffer, positions, got, expected, wrong, tolerance, settings)
         nonfinite = wrong & ~torch.isfinite(got.double()).numpy() & torch.isfinite(expected.double()).numpy()

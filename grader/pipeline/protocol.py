@@ -184,12 +184,13 @@ def _compile_problem(problem, request, settings):
 def _run(run, order, case, modules, settings):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
-    for key in ("parents", "writers", "readers", "race", "loads"):
+    for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads"):
         _expect(isinstance(run.get(key), dict), f"no {key}")
     _expect(set(run["parents"]) == names and set(run["writers"]) == names and set(run["readers"]) == names and
-            set(run["loads"]) == names and set(run["race"]) <= names, "the tensors returned are not the case's")
+            set(run["loads"]) == names and set(run["race"]) <= names and set(run["read_unwritten"]) <= names,
+            "the tensors returned are not the case's")
     checked = {"order": order, "printed": _text(run.get("printed", ""), settings.kernel_output_chars),
-               "parents": {}, "writers": {}, "readers": {}, "race": {}, "loads": {}}
+               "parents": {}, "writers": {}, "readers": {}, "race": {}, "read_unwritten": {}, "loads": {}}
     for name, buffer in case.buffers.items():
         parent = run["parents"][name]
         _expect(isinstance(parent, torch.Tensor) and parent.shape == buffer.parent.shape and
@@ -210,6 +211,14 @@ def _run(run, order, case, modules, settings):
             _int(position, 0, buffer.parent.numel())
             _expect(_decodable(torch.tensor([first, second]), case), "a race names programs that do not exist")
             checked["race"][name] = (position, first, second)
+        if name in run["read_unwritten"]:
+            read = run["read_unwritten"][name]
+            _expect(isinstance(read, (list, tuple)) and len(read) == 2, "a read before a write is malformed")
+            position, reader = (_int(v) for v in read)
+            _int(position, 0, buffer.parent.numel())
+            _expect(_decodable(torch.tensor([reader]), case), "a read before a write names a program that does not "
+                    "exist")
+            checked["read_unwritten"][name] = (position, reader)
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     return checked
 

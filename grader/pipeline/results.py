@@ -26,6 +26,7 @@ KINDS = {
     "kernel_error": "the kernel raised an error while interpreted",
     "order_dependent": "the result depends on the order the programs run in",
     "race": "two programs stored the same element",
+    "read_before_write": "the kernel read an output before storing it (an output starts as garbage)",
     "excess_loads": "the kernel loads far more than it needs (e.g. tiles that are entirely masked)",
     "stride": "contiguous cases pass, non-contiguous ones fail",
     "compile": "the GPU compiler rejects the kernel",
