@@ -57,6 +57,17 @@ def test_each_catalogued_bug_is_caught_with_its_diagnostic(bugs, puzzle_id, path
     assert expected in result.kinds, [(d.kind, d.message) for d in result.diagnostics]
 
 
+def test_only_the_bugs_that_read_their_output_before_storing_it_are_told_so(bugs):
+    """A store is not a read: a kernel that only stores wrong values into its output gets no read_before_write
+    (every failing output got one when stores were counted as reads)."""
+    readers = {"row_sum--atomic_add_into_output",  # atomic_add into the output
+               "vector_add--order_dependent"}  # atomic_add into what program 0 may not have cleared yet
+    told = {key for key, result in bugs.items()
+            if "read_before_write" in {d.kind for d in result.diagnostics} | {d.kind for c in result.cases
+                                                                               for d in c.diagnostics}}
+    assert told == readers
+
+
 def test_the_catalogue_covers_every_puzzle():
     assert {puzzle_id for puzzle_id, _, _ in BUGS} == set(PUZZLES)
 

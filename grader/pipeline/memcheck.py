@@ -133,7 +133,7 @@ class MemoryChecker:
 
     def _record(self, access, region, positions):
         code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
-        if region.buffer.read_unwritten is None:  # an output holds garbage until the kernel stores it
+        if access != "store" and region.buffer.read_unwritten is None:  # an output is garbage until stored
             unwritten = region.buffer.writers[positions] == -1
             if unwritten.any():
                 region.buffer.read_unwritten = (int(positions[unwritten][0]), code)
