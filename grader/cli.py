@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .course import CourseError, load_course
-from .pipeline.results import SubmissionError  # not .load, which imports torch: check's sandboxes start first
+from .pipeline.results import SubmissionError  # not .load, which imports triton: check's sandboxes start first
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command killed by SIGPIPE

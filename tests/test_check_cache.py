@@ -107,7 +107,7 @@ def test_the_worker_trusts_the_cache_so_only_acceptances_are_kept(course, tmp_pa
     assert skipped.status == "pass", "the cases pass in the interpreter, the compile was skipped"
 
 
-def test_hidden_cases_and_a_class_keep_nothing(course, tmp_path):
+def test_a_check_with_hidden_cases_keeps_nothing(course, tmp_path):
     cache = CheckCache(tmp_path)
     grade_submission(course, ROOT / "solutions" / "vector_add.py", ["vector_add"], hidden_seed=3, check_cache=cache)
     assert not list(tmp_path.iterdir())

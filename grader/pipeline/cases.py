@@ -37,8 +37,7 @@ class Buffer:
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
     readers: np.ndarray = None  # per parent element: which program loaded it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
-    read_unwritten: tuple = None  # the first element read (loaded, or by an atomic) before any program of the case
-    # stored it: (position, reader)
+    read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     loads: int = 0  # elements loaded through it, every lane counted
 
     @property
