@@ -121,3 +121,20 @@ def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_c
 def test_a_compile_whose_process_ends_without_an_answer_says_so():
     assert _forked(lambda: {"registers": 32})() == {"registers": 32}
     assert _forked(os._exit, 3)() == {"error": "the compiler's process ended without an answer"}
+
+
+def test_a_sandboxed_worker_keys_its_compile_cache_by_the_triton_version_without_hashing_the_library():
+    """The worker's cache is a folder of one attempt: hashing Triton's library for its key (0.4 s a worker) buys
+    nothing there. The grader's own process keeps Triton's key."""
+    import subprocess
+    import sys
+    script = textwrap.dedent("""
+        import triton
+        from triton.runtime import cache
+        from grader.pipeline import worker
+        library_key = cache.triton_key()
+        worker.warm_up()  # what the warm worker runs before its first submission; compiles for every target
+        print(library_key != f"triton-{triton.__version__}", cache.triton_key() == f"triton-{triton.__version__}")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.split() == ["True", "True"], done.stderr[-3000:]

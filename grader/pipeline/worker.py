@@ -222,6 +222,15 @@ def _copy_case(case):
     return copies
 
 
+def key_the_compile_cache_by_version():
+    """Triton keys its on-disk compile cache by a hash of its own files and of its library (hundreds of MB read:
+    0.4 s of every worker's start). A sandboxed worker's cache is a folder of its attempt, made empty and gone
+    with it, never read by another Triton: the version names the build well enough. Only for this process."""
+    import triton
+    from triton.runtime import cache
+    cache.triton_key = lambda: f"triton-{triton.__version__}"
+
+
 def warm_up():
     """What every first compile and launch pays once (the compiler's back ends for each target, the
     interpreter's first launch is cheap), paid by the warm worker (forkserver.py) before any submission, on a kernel of the grader's."""
@@ -234,6 +243,7 @@ def warm_up():
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
 
+    key_the_compile_cache_by_version()
     x, y = torch.arange(8, dtype=torch.float32), torch.zeros(8)
     for target in DEFAULT.compile_targets:
         compile_kernel(copy, [x, y, 8, 4], target)
@@ -242,6 +252,7 @@ def warm_up():
 
 def main(request_path, results):
     warnings.simplefilter("ignore")  # Triton's notices are noise in a student's report
+    key_the_compile_cache_by_version()
     request = torch.load(request_path, weights_only=True)
     results = Path(results)
     course = None
