@@ -1,5 +1,6 @@
-"""Each chunk sorted (tl.sort) before it is added to a block of partial sums: the order the elements are
-added in changes, the sum does not."""
+"""Each chunk sorted in pairs (tl.sort on the chunk reshaped to two columns) before it is added to a block of
+partial sums: the order the elements are added in changes, the sum does not. (Sorting whole chunks is as right,
+and ten times slower in Triton's own interpreter, whose sort is a bitonic network of Python loops.)"""
 import triton
 import triton.language as tl
 
@@ -11,5 +12,6 @@ def row_sum_kernel(x_ptr, out_ptr, N, stride_m, stride_n, BLOCK_N: tl.constexpr)
     for start in range(0, N, BLOCK_N):
         cols = start + tl.arange(0, BLOCK_N)
         x = tl.load(x_ptr + row * stride_m + cols * stride_n, mask=cols < N, other=0.0)
-        total += tl.sort(x.to(tl.float32))  # adding sorted chunks elementwise: a different pairing, the same sum
+        pairs = tl.sort(tl.reshape(x.to(tl.float32), (BLOCK_N // 2, 2)))  # each pair in order
+        total += tl.reshape(pairs, (BLOCK_N,))  # a different pairing, the same sum
     tl.store(out_ptr + row, tl.sum(total, axis=0).to(out_ptr.dtype.element_ty))

@@ -1,5 +1,5 @@
-"""x and y interleaved (tl.interleave), reshaped into pairs and split back (tl.split), the sum flipped twice
-(tl.flip)."""
+"""x and y interleaved (tl.interleave), reshaped into pairs, each pair flipped (tl.flip) and split back
+(tl.split): y + x."""
 import triton
 import triton.language as tl
 
@@ -11,5 +11,5 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)
     both = tl.interleave(x, y)                       # x0 y0 x1 y1 ...
-    a, b = tl.split(tl.reshape(both, (BLOCK_SIZE, 2)))
-    tl.store(out_ptr + offsets, tl.flip(tl.flip(a + b, 0), 0), mask=mask)
+    b, a = tl.split(tl.flip(tl.reshape(both, (BLOCK_SIZE, 2)), 1))  # y0 x0 y1 x1 ...
+    tl.store(out_ptr + offsets, a + b, mask=mask)
