@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 
 from ..course import load_course
-from ..pipeline.compile_check import benchmark_arguments, compile_kernel, describe
+from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe,
+                                      key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function
 from ..pipeline.worker import KernelModules
 from . import compiled
@@ -97,6 +98,7 @@ def ptxas_report(ptx, target, directory):
 def main(request_path, results):
     from triton import knobs
     warnings.simplefilter("ignore")
+    key_the_compile_cache_by_version()
     knobs.language.fp32_default = FLOAT32_DOT  # as the CPU stage interprets tl.dot (interpret.py)
     request = torch.load(request_path, weights_only=True)
     course = load_course(request["course_path"], text=request["course"])

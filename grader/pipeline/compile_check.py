@@ -85,6 +85,16 @@ def _ast_source(kernel, args, aligned=lambda param: True):
     return ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs), constexprs
 
 
+def key_the_compile_cache_by_version():
+    """Triton keys its on-disk compile cache by a hash of its own files and of its library (hundreds of MB read:
+    0.4 s of every worker's start). A sandboxed worker's cache (worker.py, the GPU stage's compile_worker.py) is
+    a folder of its attempt, made empty and gone with it, never read by another Triton: the version names the
+    build well enough. For the calling process only: never the grader's own, whose cache may be shared."""
+    import triton
+    from triton.runtime import cache
+    cache.triton_key = lambda: f"triton-{triton.__version__}"
+
+
 def compile_kernel(kernel, args, target, options=None, aligned=lambda param: True):
     """(triton.compile of `kernel` as launched with `args` (in parameter order) for sm_`target`, its constants)."""
     import triton

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 from .cases import Buffer
-from .compile_check import compile_kernel, compile_problems, compile_resources, trace_kernel
+from .compile_check import (compile_kernel, compile_problems, compile_resources, key_the_compile_cache_by_version,
+                            trace_kernel)
 from .configs import read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
@@ -220,15 +221,6 @@ def _copy_case(case):
                 if isinstance(a, torch.Tensor) else a for a in plan["args"]]
         copies["launches"].append({**plan, "args": args})
     return copies
-
-
-def key_the_compile_cache_by_version():
-    """Triton keys its on-disk compile cache by a hash of its own files and of its library (hundreds of MB read:
-    0.4 s of every worker's start). A sandboxed worker's cache is a folder of its attempt, made empty and gone
-    with it, never read by another Triton: the version names the build well enough. Only for this process."""
-    import triton
-    from triton.runtime import cache
-    cache.triton_key = lambda: f"triton-{triton.__version__}"
 
 
 def warm_up():
