@@ -13,12 +13,6 @@ from conftest import BUGS, ROOT, write_notebook
 import kernels
 
 
-def test_the_solutions_compile(solutions):
-    """Every reference solution passes the compile check (graded once: test_course_content.py grades them too)."""
-    assert not [d.message for result in solutions.values() for d in result.diagnostics if d.kind == "compile"]
-    assert all(result.status == "pass" for result in solutions.values())
-
-
 def test_an_import_inside_the_kernel_is_rejected_at_its_line(grade):
     result = grade(BUGS / "vector_add" / "import_in_kernel.py").puzzle("vector_add")
     assert result.status == "fail" and result.points == 0
