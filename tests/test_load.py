@@ -246,3 +246,23 @@ def test_a_lone_file_imports_nothing_beside_it(tmp_path, grade):
     result = grade(tmp_path / "alice.py", puzzle="vector_add").puzzle("vector_add")
     assert result.status == "error" and result.points == 0
     assert "imported by `from bob import add_kernel`" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("saved_as", ["windows line ends and a byte order mark", "old mac line ends", "tabs",
+                                      "latin-1 with its coding line"])
+def test_a_file_saved_by_another_editor_loads_the_very_same_kernel(tmp_path, course, saved_as):
+    """Python reads all of these; so must the grader, or a student on Windows fails a correct kernel."""
+    from grader.pipeline.load import load_submission
+    path = tmp_path / "vector_add.py"
+    if saved_as == "windows line ends and a byte order mark":
+        path.write_bytes(b"\xef\xbb\xbf" + SOLUTION.replace("\n", "\r\n").encode())
+    elif saved_as == "old mac line ends":
+        path.write_bytes(SOLUTION.replace("\n", "\r").encode())
+    elif saved_as == "tabs":
+        path.write_text(SOLUTION.replace("    ", "\t"))
+    else:
+        path.write_bytes(("# -*- coding: latin-1 -*-\n# café\n" + SOLUTION).encode("latin-1"))
+    [loaded] = load_submission(path, course, ["vector_add"]).values()
+    plain = load_submission(ROOT / "solutions" / "vector_add.py", course, ["vector_add"])["vector_add"]
+    assert loaded.status == "found", [d.message for d in loaded.diagnostics]
+    assert loaded.source.modules == plain.source.modules
