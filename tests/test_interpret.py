@@ -260,3 +260,39 @@ def test_a_combine_function_that_is_not_associative_gives_no_exact_answer():
     data = np.arange(16, dtype=np.float32).reshape(1, 16)
     [(halved, _)] = _reduce(kernels.halving_combine, [data], 1, False)
     assert abs(halved.item() - data.mean()) > 0.5
+
+
+ASSERTING = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit{decorator}
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.device_assert({condition}, "an offset past the end")
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+'''
+
+
+@pytest.mark.parametrize("decorator, condition, fires", [
+    ("(debug=True)", "offsets < n_elements", True),  # the last block's lanes past the end
+    ("(debug=True)", "(offsets < n_elements) | ~mask", False),
+    ("(debug=True)", "offsets >= 0", False),
+    ("", "offsets < n_elements", False),  # without debug a GPU compiles the assert away
+])
+def test_a_device_assert_checks_as_on_a_gpu(tmp_path, grade, decorator, condition, fires):
+    """tl.device_assert checks its condition where a GPU launch would (@triton.jit(debug=True)); Triton's own
+    interpreter never does, and passed a kernel whose assert aborts it on a GPU."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(ASSERTING.format(decorator=decorator, condition=condition))
+    result = grade(path).puzzle("vector_add")
+    if not fires:
+        assert result.status == "pass", [d.message for d in result.diagnostics]
+        return
+    diagnostic = result.diagnostics[0]
+    assert result.status == "fail" and diagnostic.kind == "kernel_error", diagnostic.message
+    assert "program 3 raised at vector_add.py line 10: tl.device_assert(offsets < n_elements" in diagnostic.message
+    assert "AssertionError: an offset past the end" in diagnostic.message

@@ -50,6 +50,15 @@ def python_function(kernel):
     return None
 
 
+def asserts_checked(kernel):
+    """Whether tl.device_assert checks its condition, as a GPU launch of `kernel` decides: @triton.jit(debug=True)
+    or TRITON_DEBUG=1 (otherwise the compiler leaves the asserts out). Triton's interpreter never checks them."""
+    while isinstance(kernel, (Autotuner, Heuristics)):
+        kernel = kernel.fn
+    declared = kernel.debug if isinstance(kernel, JITFunction) else getattr(kernel, "kwargs", {}).get("debug")
+    return bool(declared) or bool(knobs.runtime.debug)
+
+
 def _interpretable(fn):
     if fn not in _rewritten:
         _rewritten[fn] = interpreter.InterpretedFunction(fn).rewrite()
@@ -466,14 +475,15 @@ class LaunchOutput:
     printed: str  # what the kernel printed (tl.device_print, print), capped
 
 
-def launch(fn, arguments, grid, programs, memory, files=None, capture=True):
+def launch(fn, arguments, grid, programs, memory, files=None, capture=True, asserts=False):
     """Run `fn` on `arguments` ({parameter: value}, bind_arguments) for every program in `programs`,
     memory-checked.
 
     Must run inside `interpreting()`. Raises memcheck.OutOfBounds before any out-of-bounds access and
     KernelCrashed when the kernel itself raises, with the deepest line of `files` (the kernel's own file when
     none are given) where it happened. `capture`: what the kernel prints is returned, not shown (False leaves
-    it on the screen as it happens, where a debugger stopped in the kernel talks to the student).
+    it on the screen as it happens, where a debugger stopped in the kernel talks to the student). `asserts`:
+    tl.device_assert checks its condition (asserts_checked).
     """
     kernel = _interpretable(fn)
     constexprs = constexpr_params(fn)
@@ -489,15 +499,20 @@ def launch(fn, arguments, grid, programs, memory, files=None, capture=True):
     builder = interpreter.interpreter_builder
     builder.set_grid_dim(*grid)
     printed = io.StringIO()
-    with memory.installed(), contextlib.redirect_stdout(printed) if capture else contextlib.nullcontext():
-        for program in programs:
-            builder.set_grid_idx(*program)
-            try:
-                kernel(**call_args)
-            except (OutOfBounds, bdb.BdbQuit):
-                raise
-            except Exception as error:
-                raise _crash(error, program, files or {fn.__code__.co_filename}) from error
+    options = builder.options
+    builder.options = dataclasses.replace(options, debug=asserts)
+    try:
+        with memory.installed(), contextlib.redirect_stdout(printed) if capture else contextlib.nullcontext():
+            for program in programs:
+                builder.set_grid_idx(*program)
+                try:
+                    kernel(**call_args)
+                except (OutOfBounds, bdb.BdbQuit):
+                    raise
+                except Exception as error:
+                    raise _crash(error, program, files or {fn.__code__.co_filename}) from error
+    finally:
+        builder.options = options
     return LaunchOutput(printed.getvalue()[:DEFAULT.kernel_output_chars])
 
 
