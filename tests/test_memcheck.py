@@ -6,7 +6,7 @@ from triton.runtime import interpreter
 
 from grader.pipeline.cases import Buffer
 from grader.course import TensorSpec
-from grader.pipeline.interpret import bind_arguments, interpreting, launch, python_function
+from grader.pipeline.interpret import bind_arguments, interpreting, launch
 from grader.pipeline.memcheck import MemoryChecker, OutOfBounds, Region
 
 import kernels
@@ -27,7 +27,7 @@ def run(kernel, buffers, args, grid):
     grid = tuple(grid) + (1,) * (3 - len(grid))
     programs = [(x, 0, 0) for x in range(grid[0])]
     with interpreting():
-        launch(python_function(kernel), bind_arguments(kernel, args), grid, programs,
+        launch(kernel, bind_arguments(kernel, args), grid, programs,
                MemoryChecker(regions, 0, grid, 1))
 
 

@@ -25,8 +25,7 @@ def run(kernel, grid, *args, programs=None, **kwargs):
 
     from ..course import TensorSpec
     from ..pipeline.cases import Buffer
-    from ..pipeline.interpret import (KernelCrashed, asserts_checked, bind_arguments, interpreting, launch,
-                                      python_function)
+    from ..pipeline.interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
     from ..pipeline.memcheck import MemoryChecker, OutOfBounds, Region, program_name
 
     fn = python_function(kernel)
@@ -49,8 +48,7 @@ def run(kernel, grid, *args, programs=None, **kwargs):
             regions[param] = Region(buffer, 0, param)
     try:
         with interpreting([fn.__globals__]), _breakpoints_stop():
-            launch(fn, arguments, full, chosen, MemoryChecker(regions, 0, full, len(grid)), capture=False,
-                   asserts=asserts_checked(kernel))
+            launch(kernel, arguments, full, chosen, MemoryChecker(regions, 0, full, len(grid)), capture=False)
     except OutOfBounds as violation:
         program = program_name(violation.program, len(grid))
         print(f"stopped before an out-of-bounds access: {violation.message()}\nTo look at it: put breakpoint() "

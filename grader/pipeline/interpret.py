@@ -475,17 +475,18 @@ class LaunchOutput:
     printed: str  # what the kernel printed (tl.device_print, print), capped
 
 
-def launch(fn, arguments, grid, programs, memory, files=None, capture=True, asserts=False):
-    """Run `fn` on `arguments` ({parameter: value}, bind_arguments) for every program in `programs`,
-    memory-checked.
+def launch(kernel, arguments, grid, programs, memory, files=None, capture=True):
+    """Run `kernel` (@triton.jit, under @autotune or @heuristics too) on `arguments` ({parameter: value},
+    bind_arguments) for every program in `programs`, memory-checked, its tl.device_assert checked where a GPU
+    launch would check it (asserts_checked).
 
     Must run inside `interpreting()`. Raises memcheck.OutOfBounds before any out-of-bounds access and
     KernelCrashed when the kernel itself raises, with the deepest line of `files` (the kernel's own file when
     none are given) where it happened. `capture`: what the kernel prints is returned, not shown (False leaves
-    it on the screen as it happens, where a debugger stopped in the kernel talks to the student). `asserts`:
-    tl.device_assert checks its condition (asserts_checked).
+    it on the screen as it happens, where a debugger stopped in the kernel talks to the student).
     """
-    kernel = _interpretable(fn)
+    fn = python_function(kernel)
+    interpretable = _interpretable(fn)
     constexprs = constexpr_params(fn)
     call_args = {}
     for param, value in arguments.items():
@@ -500,13 +501,13 @@ def launch(fn, arguments, grid, programs, memory, files=None, capture=True, asse
     builder.set_grid_dim(*grid)
     printed = io.StringIO()
     options = builder.options
-    builder.options = dataclasses.replace(options, debug=asserts)
+    builder.options = dataclasses.replace(options, debug=asserts_checked(kernel))
     try:
         with memory.installed(), contextlib.redirect_stdout(printed) if capture else contextlib.nullcontext():
             for program in programs:
                 builder.set_grid_idx(*program)
                 try:
-                    kernel(**call_args)
+                    interpretable(**call_args)
                 except (OutOfBounds, bdb.BdbQuit):
                     raise
                 except Exception as error:

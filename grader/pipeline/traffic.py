@@ -256,14 +256,14 @@ def profile(kernel, plan, resources, files, seconds=math.inf):
     """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox);
     `resources`: what its compile for sm_90 asks of an SM (compile_check.compile_resources). Raises ProfileError
     (also once `seconds` have passed), or what the kernel raises."""
-    from .interpret import asserts_checked, interpreting, launch, python_function
+    from .interpret import interpreting, launch, python_function
 
     fn = python_function(kernel)
     recorder = TrafficRecorder(plan.regions, files, seconds)
     programs = sampled_programs(plan.grid)
     with interpreting([fn.__globals__]), np.errstate(all="ignore"):
         for program in programs:
-            launch(fn, plan.bound, plan.grid, [program], recorder, files, asserts=asserts_checked(kernel))
+            launch(kernel, plan.bound, plan.grid, [program], recorder, files)
             recorder.end_program()
     return {"programs": [list(p) for p in programs], "resources": resources, **recorder.counters()}
 

@@ -25,7 +25,7 @@ from .compile_check import (compile_kernel, compile_problems, compile_resources,
 from .configs import read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
-from .interpret import KernelCrashed, asserts_checked, bind_arguments, interpreting, launch, python_function
+from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
 from .load.module import MAIN
 from .load.rules import HOST_BUILTINS, HOST_MODULES
 from .memcheck import MemoryChecker, OutOfBounds, Region
@@ -183,9 +183,8 @@ def _run(kernel, case, order, puzzle_params, modules):
         programs = [tuple(p) for p in plan[order]]
         try:
             arguments = bind_arguments(kernel, plan["args"])
-            output = launch(fn, arguments, tuple(plan["grid"]), programs,
-                            MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"]), modules.files,
-                            asserts=asserts_checked(kernel))
+            output = launch(kernel, arguments, tuple(plan["grid"]), programs,
+                            MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"]), modules.files)
             printed += output.printed
         except OutOfBounds as violation:
             error = {"kind": "out_of_bounds", "message": violation.message(), "tensor": violation.tensor,
