@@ -83,7 +83,7 @@ def grader_times():
             def interpretation(checker_class):
                 worker.MemoryChecker = checker_class
                 start = time.perf_counter()
-                run = worker._run(kernel, payload, payload["orders"][0], list(puzzle.params), modules)
+                run = worker._run(kernel, payload, payload["order"], list(puzzle.params), modules)
                 elapsed = time.perf_counter() - start
                 worker.MemoryChecker = MemoryChecker
                 assert run["error"] is None, f"{puzzle.id}/{spec.name}: {run['error']}"

@@ -74,7 +74,7 @@ def test_every_patch_is_restored_and_real_compilation_still_works(course, tmp_pa
     puzzle = course.puzzle("strided_views")
     request = job(puzzle.id, puzzle, load_live(kernels.add_one_kernel, puzzle).source, make_cases(puzzle), DEFAULT)
     outcome = run_puzzle(request, tmp_path)  # what the worker does: compile, then interpret every case
-    assert outcome["compile"] == [] and all(run["error"] is None for case in outcome["cases"] for run in case["runs"])
+    assert outcome["compile"] == [] and all(run["error"] is None for run in outcome["cases"])
 
     assert {name: getattr(tl, name) for name in dir(tl)} == language_before
     assert {name: getattr(tl.core, name) for name in dir(tl.core)} == core_before
@@ -106,6 +106,32 @@ def test_shuffled_order_is_a_permutation_of_the_grid(course):
     assert sequential == [(x, 0, 0) for x in range(launch.grid[0])]
     assert sorted(shuffled) == sequential and shuffled != sequential
     assert case.program_order(launch) == shuffled, "the order is reproducible"
+
+
+def test_a_shuffled_case_runs_again_in_order_only_when_it_fails(course, grade, monkeypatch):
+    """Each case runs once, in its own program order; a public case that fails with its programs shuffled runs
+    again in order, by a second worker that skips the compiles, which tells a kernel that depends on the order
+    from one that is wrong in any order."""
+    from grader.pipeline import grade as pipeline
+    asked = []
+
+    def recording(jobs, *args, **kwargs):
+        asked.extend(jobs)
+        return run_worker(jobs, *args, **kwargs)
+    run_worker = pipeline.run_worker
+    monkeypatch.setattr(pipeline, "run_worker", recording)
+    puzzle = course.puzzle("vector_add")
+    shuffled = [i for i, spec in enumerate(puzzle.cases) if spec.order == "shuffled"]
+    assert shuffled
+
+    assert grade(ROOT / "solutions" / "vector_add.py", "vector_add").puzzle("vector_add").status == "pass"
+    assert [[case["order"] for case in request["cases"]] for request in asked] == [[c.order for c in puzzle.cases]]
+
+    asked.clear()
+    result = grade(ROOT / "tests" / "bugs" / "vector_add" / "order_dependent.py", "vector_add").puzzle("vector_add")
+    assert len(asked) == 2 and "compiled" not in asked[0] and "compiled" in asked[1]
+    assert [case["order"] for case in asked[1]["cases"]] == ["sequential"] * len(shuffled)
+    assert [result.cases[i].diagnostics[0].kind for i in shuffled] == ["order_dependent"] * len(shuffled)
 
 
 def test_a_kernel_that_raises_gets_its_line_and_program(course, tmp_path, grade):

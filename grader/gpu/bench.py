@@ -222,7 +222,7 @@ def _judge(puzzle, source, outcome, device, settings, timed=True):
             not isinstance(outcome.get("timings"), list) or timed and device is None:
         raise MalformedResult("not a timing outcome")
     cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
-    runs = [case[0] for case in check_runs(outcome["cases"], cases, [["sequential"]] * len(cases), settings)]
+    runs = check_runs(outcome["cases"], cases, ["sequential"] * len(cases), settings)
     failures = []
     for index, run in enumerate(runs):
         failures += run_case(puzzle, index, source, run, 0, settings)[0]

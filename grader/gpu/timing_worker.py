@@ -106,9 +106,9 @@ def bench_puzzle(job, course, device, directory):
     puzzle = course.puzzle(job["puzzle"])
     benchmark = puzzle.benchmark
     kernels = Kernels(job["compiled"], directory)
-    cases = [{"runs": [verify(kernels, index, case)]} for index, case in enumerate(job["cases"])]
-    if not job["timed"] or any(case["runs"][0]["error"] for case in cases):  # the verdict is the failed case's
-        return {"cases": cases, "timings": []}
+    runs = [verify(kernels, index, case) for index, case in enumerate(job["cases"])]
+    if not job["timed"] or any(run["error"] for run in runs):  # the verdict is the failed case's
+        return {"cases": runs, "timings": []}
     dtype = DTYPES[benchmark.dtype]
     flush_buffer = torch.empty(max(device["l2_bytes"] * 8, 2 ** 30), dtype=torch.uint8, device="cuda")
     generator = torch.Generator(device="cuda")
@@ -152,7 +152,7 @@ def bench_puzzle(job, course, device, directory):
                 for k, e in (("bytes", benchmark.bytes), ("flops", benchmark.flops))}
         timings.append({"sizes": dict(sizes), "config": launch, **work, **result,
                         "floor": floor_seconds(work["bytes"], work["flops"], benchmark.dtype, peak)})
-    return {"cases": cases, "timings": timings}
+    return {"cases": runs, "timings": timings}
 
 
 def _autotune(launches, launcher, fresh_inputs, flush):

@@ -125,7 +125,10 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
             return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
         if isinstance(outcome, MalformedResult):
             return _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
-        return _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance)
+
+        def in_order(indices):
+            return _in_order(puzzle, source, cases, indices, outcome.get("resources"), settings, hidden)
+        return _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance, in_order)
 
     def work(key):
         return len(puzzles[key].cases) * sum(text.count("\n") + 1 for text in sources[key].modules.values())
@@ -150,21 +153,40 @@ def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=Fal
         if kept["profile"] is not None:  # nothing for the worker to profile either
             del request["profile"]
             shared = None
-    with warm_worker(settings, hidden) as warm:
-        scratch = warm.folder()
-        endings = run_worker([request], scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
-        if "job" in endings:
-            return endings["job"]
-        try:
-            outcome = check_outcome(read_result(Path(scratch) / "results" / "job.pt", settings), request, cases,
-                                    settings)
-        except MalformedResult as error:
-            return error
+    outcome = _ask_worker(request, cases, settings, hidden, progress, shared)
+    if isinstance(outcome, (Ending, MalformedResult)):
+        return outcome
     if kept and kept["profile"] is not None:
         outcome["profile"] = kept["profile"]
     elif key and not outcome["compile"]:
         check_cache.put(key, kept["resources"] if kept else outcome.get("resources"), outcome.get("profile"))
     return outcome
+
+
+def _ask_worker(request, cases, settings, hidden, progress=None, shared=None):
+    """The checked outcome of one job run by a sandboxed worker forked from a warm one, or its Ending, or the
+    MalformedResult that says why what came back was not used."""
+    with warm_worker(settings, hidden) as warm:
+        scratch = warm.folder()
+        endings = run_worker([request], scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
+        if request["id"] in endings:
+            return endings[request["id"]]
+        try:
+            return check_outcome(read_result(Path(scratch) / "results" / f"{request['id']}.pt", settings), request,
+                                 cases, settings)
+        except MalformedResult as error:
+            return error
+
+
+def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
+    """{case index: run} of the cases at `indices` (of `cases`) run again with their programs in order, by a
+    worker that skips the compiles an earlier one passed; {} if that worker fails (the cases failed anyway)."""
+    request = job("job", puzzle, source, [cases[i] for i in indices], settings, order="sequential")
+    request["compiled"] = {"resources": resources}
+    outcome = _ask_worker(request, [cases[i] for i in indices], settings, hidden)
+    if isinstance(outcome, (Ending, MalformedResult)):
+        return {}
+    return dict(zip(indices, outcome["cases"]))
 
 
 def estimate_source(puzzle, source, course, settings=DEFAULT):
@@ -186,13 +208,22 @@ def _error(puzzle, kind, message):
     return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[Diagnostic(kind, message)])
 
 
-def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, performance=False):
+def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, performance=False, in_order=None):
+    """The PuzzleResult of a worker's checked outcome. `in_order(case indices)`: {index: run} of those cases run
+    again with their programs in order, asked for the public cases that fail with their programs shuffled: where
+    the sequential run passes, the kernel depends on the order (a hidden case's diagnostics say less)."""
     if outcome["compile"]:
         diagnostics = [Diagnostic("compile", _compile_message(puzzle, source, problem))
                        for problem in outcome["compile"]]
         return PuzzleResult(puzzle.id, puzzle.title, "fail", 0, puzzle.points, diagnostics=diagnostics)
-    case_results = [_case_result(puzzle, index, source, runs["runs"], seed, settings, pictures)
-                    for index, runs in enumerate(outcome["cases"])]
+    checked = [run_case(puzzle, index, source, run, seed, settings) for index, run in enumerate(outcome["cases"])]
+    shuffled = [index for index, (diagnostics, _) in enumerate(checked)
+                if diagnostics and puzzle.cases[index].order == "shuffled" and not puzzle.cases[index].hidden]
+    reruns = in_order(shuffled) if shuffled and in_order else {}
+    order_dependent = {index for index, run in reruns.items()
+                       if not run_case(puzzle, index, source, run, seed, settings)[0]}
+    case_results = [_case_result(puzzle, index, source, run, *checked[index], index in order_dependent, pictures)
+                    for index, run in enumerate(outcome["cases"])]
     passed = all(r.status == "pass" for r in case_results)
     result = PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
                           puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
@@ -226,9 +257,8 @@ def _compile_message(puzzle, source, problem):
             f"{hint(problem['message'])}")
 
 
-def _case_result(puzzle, index, source, runs, seed, settings, pictures):
-    diagnostics, case = run_case(puzzle, index, source, runs[0], seed, settings)
-    if diagnostics and len(runs) > 1 and not run_case(puzzle, index, source, runs[1], seed, settings)[0]:
+def _case_result(puzzle, index, source, run, diagnostics, case, order_dependent, pictures):
+    if order_dependent:
         diagnostics.insert(0, Diagnostic("order_dependent", (
             "This case passes when programs run in order 0, 1, 2, ... but fails in a shuffled order. On a GPU "
             "programs run in any order and at the same time: no program may depend on another one having "
@@ -236,7 +266,7 @@ def _case_result(puzzle, index, source, runs, seed, settings, pictures):
     spec = puzzle.cases[index]
     if spec.hidden:
         diagnostics = [Diagnostic(d.kind, _hidden_message(d.kind), d.case) for d in diagnostics]
-    memory = memory_map(case, runs[0]["error"]) if pictures and (diagnostics or pictures == "all") else None
+    memory = memory_map(case, run["error"]) if pictures and (diagnostics or pictures == "all") else None
     replay = replay_code(puzzle, case, diagnostics, source.kernel, source.params) if diagnostics else None
     return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, replay, memory)
 

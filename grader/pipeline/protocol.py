@@ -23,14 +23,15 @@ class MalformedResult(Exception):
     """The worker's result does not answer its job: the worker was broken or tampered with."""
 
 
-def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False):
+def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, order=None):
     """The request for one puzzle: the rebuilt modules, and each case's tensors and launches; with `profile` (True,
     or {puzzle id: the configuration to profile}), the performance stage's run at the benchmark size too.
-    `spare_cores`: the machine has cores no other worker uses, for the worker's compiles."""
+    `spare_cores`: the machine has cores no other worker uses, for the worker's compiles. `order`: the order every
+    case runs its programs in, instead of each case's own."""
     request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
                "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
                "spare_cores": bool(spare_cores),
-               "cases": [case_payload(puzzle, case) for case in cases]}
+               "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
                               "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
@@ -38,7 +39,7 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False):
     return request
 
 
-def case_payload(puzzle, case):
+def case_payload(puzzle, case, order=None):
     buffers = {name: {"parent": b.parent, "views": b.views} for name, b in case.buffers.items()}
     launches = []
     for launch_index, plan in enumerate(case.launches):
@@ -50,12 +51,7 @@ def case_payload(puzzle, case):
         launches.append({"args": plan.args, "grid": list(plan.grid), "dims": plan.dims, "regions": regions,
                          "sequential": case.program_order(plan, "sequential"),
                          "shuffled": case.program_order(plan, "shuffled")})
-    # In a public case that runs its programs shuffled, the sequential run too: when only the shuffled one fails,
-    # the diagnostic says the kernel depends on the order (a hidden case's diagnostics say less).
-    orders = ["sequential"]
-    if case.spec.order == "shuffled":
-        orders = ["shuffled"] if case.spec.hidden else ["shuffled", "sequential"]
-    return {"buffers": buffers, "launches": launches, "orders": orders}
+    return {"buffers": buffers, "launches": launches, "order": order or case.spec.order}
 
 
 def read_result(path, settings):
@@ -79,9 +75,8 @@ def check_outcome(outcome, request, cases, settings):
     checked = {"compile": [_compile_problem(p, request, settings) for p in compile_problems[:10]], "cases": []}
     if checked["compile"]:
         return checked
-    runs = check_runs(outcome.get("cases"), cases, [payload["orders"] for payload in request["cases"]], settings,
-                      request["modules"])
-    checked["cases"] = [{"runs": case_runs} for case_runs in runs]
+    checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
+                                  settings, request["modules"])
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
@@ -139,15 +134,10 @@ def check_resources(resources):
 
 
 def check_runs(returned, cases, orders, settings, modules=()):
-    """[[checked run per program order] per case] of a worker's `returned` case results; `modules`: the names an
-    error may point into."""
-    _expect(isinstance(returned, list) and len(returned) == len(cases), "not one result per case")
-    checked = []
-    for case, case_orders, result in zip(cases, orders, returned):
-        _expect(isinstance(result, dict) and isinstance(result.get("runs"), list) and
-                len(result["runs"]) == len(case_orders), "not one run per program order")
-        checked.append([_run(run, order, case, modules, settings) for run, order in zip(result["runs"], case_orders)])
-    return checked
+    """[checked run per case] of a worker's `returned` runs, one per case, each in that case's program order
+    (`orders`); `modules`: the names an error may point into."""
+    _expect(isinstance(returned, list) and len(returned) == len(cases), "not one run per case")
+    return [_run(run, order, case, modules, settings) for case, order, run in zip(cases, orders, returned)]
 
 
 def _expect(condition, reason):

@@ -106,13 +106,12 @@ def run_puzzle(job, directory, course=None):
 
     def interpret():
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
-        cases = []
+        runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                cases.append({"runs": [_run(kernel, case, order, job["puzzle_params"], modules)
-                                       for order in case["orders"]]})
-                (Path(directory) / f"{job['id']}.progress").write_text(str(len(cases)))  # read by the grader
-        return kernel, cases
+                runs.append(_run(kernel, case, case["order"], job["puzzle_params"], modules))
+                (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
+        return kernel, runs
 
     if job.get("compiled") is not None:  # the compiler accepted these launches in an earlier check (check_cache.py)
         problems, resources, interpreted = [], job["compiled"]["resources"], interpret()
@@ -122,9 +121,9 @@ def run_puzzle(job, directory, course=None):
                                                             fork=job.get("spare_cores") is True)
     if problems:
         return {"compile": problems, "cases": []}
-    kernel, cases = interpreted
-    outcome = {"compile": [], "cases": cases, "resources": resources}
-    if plan is not None and not any(run["error"] for case in cases for run in case["runs"]):
+    kernel, runs = interpreted
+    outcome = {"compile": [], "cases": runs, "resources": resources}
+    if plan is not None and not any(run["error"] for run in runs):
         outcome["profile"] = _profile(kernel, plan, resources, modules, job["profile"]["seconds"])
     return outcome
 
