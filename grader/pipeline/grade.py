@@ -98,7 +98,7 @@ def _result(puzzle, loaded, graded):
 def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=None, pictures=None, progress=None,
                   workers=1, performance=False, spare_cores=False, check_cache=None):
     """{key: PuzzleResult} for {key: KernelSource} (a key is a puzzle id, or anything else with `puzzles`
-    mapping it to its puzzle), each run in a sandboxed worker of its own (restarted if it dies).
+    mapping it to its puzzle), run in sandboxed workers (a fresh one after a job that ends its worker).
 
     `pictures`: "failures" or "all" to keep, for the notebook's pictures, which program touched which element.
     `progress`: called with (key, cases done) while the workers run. `workers`: how many run at once (one
@@ -108,74 +108,99 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     nothing else keeps this machine's other cores busy (a notebook's check), so a worker compiles in forks.
     `check_cache`: a student's own CheckCache (grade_submission).
 
-    Each source goes through the whole pipeline on its own (cases, worker, comparison), so that this process
-    makes one puzzle's cases and compares another's while the workers run, and a core that is done takes the
-    next source: the largest first (cases times lines of kernel, a rough measure of the work), so that no core
-    waits at the end for one that started a large one late.
+    With one worker, one process runs every source in turn: a class's students each cost one fork, not one a
+    puzzle. With more, each source goes through the whole pipeline on its own (cases, worker, comparison), so
+    that this process makes one puzzle's cases and compares another's while the workers run, and a core that is
+    done takes the next source: the largest first (cases times lines of kernel, a rough measure of the work), so
+    that no core waits at the end for one that started a large one late.
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
 
-    def grade_one(key):
-        puzzle, source = puzzles[key], sources[key]
-        cases = [make_case(puzzle, i, seed) for i in range(len(puzzle.cases))]
-        report = progress and (lambda job_id, done: progress(key, done))
-        outcome = _run_job(course, puzzle, source, cases, settings, hidden, performance, spare_cores, report,
-                           check_cache)
-        if isinstance(outcome, Ending):
-            return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
-        if isinstance(outcome, MalformedResult):
-            return _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
-
-        def in_order(indices):
-            return _in_order(puzzle, source, cases, indices, outcome.get("resources"), settings, hidden)
-        return _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance, in_order)
+    def grade(keys):
+        cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in keys}
+        outcomes = _run_jobs(course, {key: (puzzles[key], sources[key], cases[key]) for key in keys}, settings,
+                             hidden, performance, spare_cores, progress, check_cache)
+        return {key: _verdict(puzzles[key], sources[key], cases[key], outcomes[key], seed, settings, hidden,
+                              pictures, performance) for key in keys}
 
     def work(key):
         return len(puzzles[key].cases) * sum(text.count("\n") + 1 for text in sources[key].modules.values())
 
     largest_first = sorted(sources, key=work, reverse=True)
+    batches = [largest_first] if workers == 1 else [[key] for key in largest_first]
+    graded = {}
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(sources)))) as pool:
-        graded = dict(zip(largest_first, pool.map(grade_one, largest_first)))
+        for results in pool.map(grade, batches):
+            graded.update(results)
     return {key: graded[key] for key in sources}
 
 
-def _run_job(course, puzzle, source, cases, settings, hidden=(), performance=False, spare_cores=False, progress=None,
-             check_cache=None):
-    """The checked outcome of one puzzle's job in a sandboxed worker forked from a warm one, or its Ending, or
-    the MalformedResult that says why what came back was not used."""
-    # "job": the worker's file names say nothing of the key.
-    request = job("job", puzzle, source, cases, settings, performance, spare_cores)
-    shared = {"course": course.path.read_text(), "course_path": str(course.path)} if "profile" in request else None
-    key = check_cache and check_cache.key(request, shared and shared["course"])
-    kept = check_cache.get(key) if key else None
-    if kept:
-        request["compiled"] = {"resources": kept["resources"]}
-        if kept["profile"] is not None:  # nothing for the worker to profile either
-            del request["profile"]
-            shared = None
-    outcome = _ask_worker(request, cases, settings, hidden, progress, shared)
-    if isinstance(outcome, (Ending, MalformedResult)):
-        return outcome
-    if kept and kept["profile"] is not None:
-        outcome["profile"] = kept["profile"]
-    elif key and not outcome["compile"]:
-        check_cache.put(key, kept["resources"] if kept else outcome.get("resources"), outcome.get("profile"))
-    return outcome
+def _verdict(puzzle, source, cases, outcome, seed, settings, hidden, pictures, performance):
+    """The PuzzleResult of a job's outcome, or of the Ending or MalformedResult that took its place."""
+    if isinstance(outcome, Ending):
+        return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
+    if isinstance(outcome, MalformedResult):
+        return _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
+
+    def in_order(indices):
+        return _in_order(puzzle, source, cases, indices, outcome.get("resources"), settings, hidden)
+    return _puzzle_result(puzzle, source, outcome, seed, settings, pictures, performance, in_order)
 
 
-def _ask_worker(request, cases, settings, hidden, progress=None, shared=None):
-    """The checked outcome of one job run by a sandboxed worker forked from a warm one, or its Ending, or the
-    MalformedResult that says why what came back was not used."""
+def _run_jobs(course, items, settings, hidden=(), performance=False, spare_cores=False, progress=None,
+              check_cache=None):
+    """{key: the checked outcome of its job, or its Ending, or the MalformedResult that says why what came back
+    was not used} for {key: (puzzle, KernelSource, cases)}, run in turn by one worker forked from a warm one."""
+    # The worker's file names say nothing of the keys.
+    requests = {key: job(f"job{number}", puzzle, source, cases, settings, performance, spare_cores)
+                for number, (key, (puzzle, source, cases)) in enumerate(items.items())}
+    course_text = course.path.read_text() if any("profile" in r for r in requests.values()) else None
+    kept, cache_keys = {}, {}
+    for key, request in requests.items():
+        cache_key = check_cache and check_cache.key(request, "profile" in request and course_text or None)
+        kept[key] = check_cache.get(cache_key) if cache_key else None
+        cache_keys[key] = cache_key
+        if kept[key]:
+            request["compiled"] = {"resources": kept[key]["resources"]}
+            if kept[key]["profile"] is not None:  # nothing for the worker to profile either
+                del request["profile"]
+    shared = ({"course": course_text, "course_path": str(course.path)}
+              if any("profile" in r for r in requests.values()) else None)
+    keys = {request["id"]: key for key, request in requests.items()}
+    report = progress and (lambda job_id, done: progress(keys[job_id], done))
+    answers = _ask_worker(list(requests.values()), {r["id"]: items[key][2] for key, r in requests.items()},
+                          settings, hidden, report, shared)
+    outcomes = {}
+    for key, request in requests.items():
+        outcome = outcomes[key] = answers[request["id"]]
+        if isinstance(outcome, (Ending, MalformedResult)):
+            continue
+        if kept[key] and kept[key]["profile"] is not None:
+            outcome["profile"] = kept[key]["profile"]
+        elif cache_keys[key] and not outcome["compile"]:
+            check_cache.put(cache_keys[key], kept[key]["resources"] if kept[key] else outcome.get("resources"),
+                            outcome.get("profile"))
+    return outcomes
+
+
+def _ask_worker(requests, cases, settings, hidden, progress=None, shared=None):
+    """{job id: its checked outcome, or its Ending, or the MalformedResult that says why what came back was not
+    used} for `requests` run in turn by sandboxed workers forked from a warm one; `cases`: {job id: its cases}."""
+    answers = {}
     with warm_worker(settings, hidden) as warm:
         scratch = warm.folder()
-        endings = run_worker([request], scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
-        if request["id"] in endings:
-            return endings[request["id"]]
-        try:
-            return check_outcome(read_result(Path(scratch) / "results" / f"{request['id']}.pt", settings), request,
-                                 cases, settings)
-        except MalformedResult as error:
-            return error
+        endings = run_worker(requests, scratch, settings, hidden, progress=progress, warm=warm, shared=shared)
+        for request in requests:
+            if request["id"] in endings:
+                answers[request["id"]] = endings[request["id"]]
+                continue
+            try:
+                answers[request["id"]] = check_outcome(
+                    read_result(Path(scratch) / "results" / f"{request['id']}.pt", settings), request,
+                    cases[request["id"]], settings)
+            except MalformedResult as error:
+                answers[request["id"]] = error
+    return answers
 
 
 def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
@@ -183,7 +208,7 @@ def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
     worker that skips the compiles an earlier one passed; {} if that worker fails (the cases failed anyway)."""
     request = job("job", puzzle, source, [cases[i] for i in indices], settings, order="sequential")
     request["compiled"] = {"resources": resources}
-    outcome = _ask_worker(request, [cases[i] for i in indices], settings, hidden)
+    outcome = _ask_worker([request], {"job": [cases[i] for i in indices]}, settings, hidden)["job"]
     if isinstance(outcome, (Ending, MalformedResult)):
         return {}
     return dict(zip(indices, outcome["cases"]))
@@ -192,7 +217,7 @@ def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
 def estimate_source(puzzle, source, course, settings=DEFAULT):
     """How fast a kernel (a KernelSource) whose cases pass would run on a GPU (Performance.to_dict()), made by a
     worker of its own that runs no case: a notebook's check shows its verdict first, and this when it comes."""
-    outcome = _run_job(course, puzzle, source, [], settings, performance=True)
+    outcome = _run_jobs(course, {puzzle.id: (puzzle, source, [])}, settings, performance=True)[puzzle.id]
     if isinstance(outcome, (Ending, MalformedResult)):
         why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
         return unavailable(puzzle, DEFAULT_GPU, f"the estimate's worker failed ({why})").to_dict()
