@@ -38,10 +38,13 @@ def connect(scheduler=None, jobs=1, workers="`dask worker ADDRESS --nthreads 1`,
         with client:
             yield client
         return
+    import dask
     for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
         logging.getLogger(name).setLevel(logging.ERROR)  # its notices are not the instructor's business
-    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
-                      dashboard_address="127.0.0.1:0") as local, \
+    # Dask's workers sample every thread's stack 100 times a second for its dashboard: a tenth of a core here,
+    # where the workers are threads of this process, for a dashboard nobody opens.
+    with dask.config.set({"distributed.worker.profile.enabled": False}), \
+            LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
             Client(local) as client:
         yield client
 
