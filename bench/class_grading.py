@@ -5,7 +5,10 @@ assignment of the first three puzzles is graded on this machine with 1 and 2 job
 cluster on loopback with 1 and 2 workers (each CSV compared with the local one), then (with NBGRADER=1) by
 nbgrader's autograde, then the whole course on this machine. Reported: wall-clock time, time per student,
 students per minute, peak memory, the cluster's overhead, and the projection for 10,000 students on 64 and
-512 cores. Results go to stdout and to bench/results/class_grading.md.
+512 cores. The same class is also graded by the grader of commit BASELINE (default f49fe7b: a sandboxed worker
+started from nothing for each student, a thread pool), from a git worktree, each of its runs next to this
+checkout's run with as many jobs, so that both see the machine at the same time. Results go to stdout and to
+bench/results/class_grading.md.
 """
 import json
 import os
@@ -23,6 +26,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 STUDENTS = int(os.environ.get("STUDENTS", 50))
 ASSIGNMENT = ["vector_add", "outer_add", "strided_views"]
+BASELINE = os.environ.get("BASELINE", "f49fe7b")
 
 
 def kernel_of(path):
@@ -30,10 +34,13 @@ def kernel_of(path):
     return text[text.index("@triton.jit"):]
 
 
-def run(command, cwd, output=None):
-    """Wall-clock seconds and peak child RSS (MiB) of a command; its output in `output` if given."""
+def run(command, cwd, output=None, pythonpath=None):
+    """Wall-clock seconds and peak child RSS (MiB) of a command; its output in `output` if given. `pythonpath`:
+    where its `grader` package comes from, instead of this checkout."""
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    if pythonpath:
+        env["PYTHONPATH"] = str(pythonpath)
     # A wrapper process of its own, so that the peak it reports is this command's alone.
     wrapper = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                "if done.returncode: sys.exit(done.stdout[-3000:] + done.stderr[-3000:])\n"
@@ -45,6 +52,11 @@ def run(command, cwd, output=None):
     if output is not None:
         output.append(result.stdout)
     return time.perf_counter() - start, int(result.stdout.split()[-1]) / 1024
+
+
+def _grades(csv_path):
+    """The points columns of a grades CSV (what both graders write)."""
+    return [line.split(",")[:6] for line in Path(csv_path).read_text().splitlines()]
 
 
 def make_class(course_dir, course, puzzle_ids, assignment):
@@ -73,8 +85,9 @@ def cluster(workers, directory):
     while not scheduler_file.exists():
         time.sleep(0.2)
     address = json.loads(scheduler_file.read_text())["address"]
+    quiet = {**os.environ, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}  # as the README starts them
     processes += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=directory)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=directory, env=quiet)
                   for _ in range(workers)]
     from distributed import Client
     with Client(address) as client:
@@ -92,10 +105,23 @@ def main():
         make_class(scratch / "ps1", course, ASSIGNMENT, "ps1")
         grade = [sys.executable, "-m", "grader.cli", "grade", str(scratch / "ps1" / "submitted"), "--assignment",
                  "ps1", "--hidden-seed", "1", *[a for pid in ASSIGNMENT for a in ("--puzzle", pid)]]
-        for workers in (1, 2):
-            seconds, memory = run(grade + ["--jobs", str(workers), "--out", str(scratch / f"local{workers}.csv")], ROOT)
-            rates[("local", workers)] = seconds
-            rows.append((f"triton-course grade, 3 puzzles, this machine, --jobs {workers}", seconds, memory))
+        baseline = scratch / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(baseline), BASELINE], check=True,
+                       capture_output=True)
+        try:
+            for workers in (1, 2):
+                out = scratch / f"baseline{workers}.csv"
+                rates[("baseline", workers)], _ = run(grade + ["--jobs", str(workers), "--out", str(out)], baseline,
+                                                      pythonpath=baseline)
+                seconds, memory = run(grade + ["--jobs", str(workers), "--out", str(scratch / f"local{workers}.csv")],
+                                      ROOT)
+                rates[("local", workers)] = seconds
+                same = _grades(out) == _grades(scratch / f"local{workers}.csv")
+                rows.append((f"triton-course grade, 3 puzzles, this machine, --jobs {workers}"
+                             f"{'' if same else f' (GRADES DIFFER from {BASELINE})'}", seconds, memory))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)],
+                           capture_output=True)
         for workers in (1, 2):
             address, processes = cluster(workers, scratch)
             try:
@@ -163,6 +189,12 @@ def main():
         minutes = 10_000 * per_core / cores / 60
         lines.append(f"- {cores} cores: 10,000 x {per_core:.2f} s / {cores} = {minutes:.1f} minutes "
                      f"({10_000 / minutes:.0f} students per minute).")
+    lines += ["", f"## Against the grader of {BASELINE}", "",
+              f"The same class graded by the grader of commit {BASELINE} (a sandboxed worker started from nothing "
+              "for each student, a thread pool), each run right before this checkout's with as many jobs:", "",
+              f"| --jobs | {BASELINE} | now | faster |", "|---:|---:|---:|---:|"]
+    lines += [f"| {jobs} | {rates[('baseline', jobs)]:.0f} s | {rates[('local', jobs)]:.0f} s | "
+              f"{rates[('baseline', jobs)] / rates[('local', jobs)]:.2f}x |" for jobs in (1, 2)]
     one, two = autograde[1][2] / STUDENTS, autograde[2][2] / STUDENTS
     lines += ["", "## nbgrader", "",
               f"`nbgrader autograde` of the same class took {plain:.0f} s here; `triton-course nbgrader autograde` "
