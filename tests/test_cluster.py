@@ -75,3 +75,16 @@ def test_an_unreachable_scheduler_is_a_usage_error_that_says_what_to_do(tmp_path
     assert done.returncode == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr and "dask scheduler" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_embedded_scheduler_s_workers_do_not_sample_the_graders_threads():
+    """The embedded scheduler's workers are threads of the grader's process: Dask's statistical profiler, which
+    samples every thread's stack 100 times a second for a dashboard, would tax the grading itself. What the
+    scheduler serves over HTTP is served on loopback only."""
+    from grader.classroom.cluster import connect
+    with connect(jobs=2) as client:
+        workers = client.cluster.workers.values()
+        assert len(workers) == 2
+        assert not [name for worker in workers for name in worker.periodic_callbacks if name.startswith("profile")]
+        listening = [socket.getsockname()[0] for socket in client.cluster.scheduler.http_server._sockets.values()]
+        assert listening and set(listening) <= {"127.0.0.1"}, "the scheduler's HTTP server is for this machine only"

@@ -42,9 +42,11 @@ def connect(scheduler=None, jobs=1, workers="`dask worker ADDRESS --nthreads 1`,
     for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
         logging.getLogger(name).setLevel(logging.ERROR)  # its notices are not the instructor's business
     # Dask's workers sample every thread's stack 100 times a second for its dashboard: a tenth of a core here,
-    # where the workers are threads of this process, for a dashboard nobody opens.
+    # where the workers are threads of this process. The scheduler's HTTP server stays on loopback (without an
+    # address it listens on every interface, at 8787).
     with dask.config.set({"distributed.worker.profile.enabled": False}), \
-            LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+            LocalCluster(n_workers=jobs, threads_per_worker=1, processes=False,
+                         dashboard_address="127.0.0.1:0") as local, \
             Client(local) as client:
         yield client
 
