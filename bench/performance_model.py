@@ -41,7 +41,8 @@ def corpus(course):
 
 def gpu_constants():
     """What performance.py's GPU table needs beyond the GPU stage's own measurements, measured here: the L2's
-    read bandwidth, a round of loads' latency in a loop, and what a program costs beyond its loads."""
+    read bandwidth, a round of loads' latency in a loop, what a program costs beyond its loads, and what one
+    reduction of a block costs when each iteration of a loop reduces it (by the program's warps)."""
     import torch
     import triton
     import triton.language as tl
@@ -80,6 +81,14 @@ def gpu_constants():
             acc = tl.dot(a, b, acc, input_precision="ieee")
         tl.store(c_ptr + rows[:, None] * n + columns[None, :], acc)
 
+    @triton.jit
+    def chained_reductions(out_ptr, rounds, BLOCK: tl.constexpr):
+        # Each iteration needs the last one's maximum: the reductions cannot overlap within a program.
+        x = tl.arange(0, BLOCK).to(tl.float32)
+        for r in range(rounds):
+            x = x - tl.max(x, 0) * 0.5
+        tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), x)
+
     def seconds(fn, repeats=10):
         fn()
         torch.cuda.synchronize()
@@ -116,8 +125,19 @@ def gpu_constants():
     a, b, c = (torch.randn(n, n, device="cuda") for _ in range(3))
     fp32_dot = 2 * n ** 3 / seconds(lambda: fp32_matmul[(n // 64, n // 64)](a, b, c, n, BLOCK_M=64, BLOCK_N=64,
                                                                                 BLOCK_K=32, num_warps=4), repeats=3)
+    # One reduction per iteration, every SM full of programs (64 warps an SM), for a block of one element per
+    # thread and of 8: the difference between 2048 and 1024 iterations, per iteration (performance.py's cost of a
+    # reduction in a loop, by the program's warps; across warps it goes through shared memory with barriers).
+    reduction_s = {}
+    for warps in (1, 4, 16):
+        for per_thread in (1, 8):
+            block, grid = 32 * warps * per_thread, sms * 64 // warps
+            timed = {rounds: seconds(lambda: chained_reductions[(grid,)](out, rounds, BLOCK=block, num_warps=warps),
+                                     repeats=5) for rounds in (1024, 2048)}
+            reduction_s[f"{warps} warps, {block} elements"] = (timed[2048] - timed[1024]) / 1024
     return {"l2_read_bandwidth": l2, "round_latency_s": latency, "program_overhead_s": overhead,
-            "program_s_by_warps": per_program, "fp32_ieee_dot_flops": fp32_dot, "device": torch.cuda.get_device_name()}
+            "program_s_by_warps": per_program, "fp32_ieee_dot_flops": fp32_dot, "reduction_s_by_block": reduction_s,
+            "device": torch.cuda.get_device_name()}
 
 
 def measure(out_path, first_folder=0):
