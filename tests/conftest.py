@@ -59,6 +59,20 @@ def grade(course):
     return run
 
 
+@pytest.fixture
+def worker_requests(monkeypatch):
+    """The jobs of each sandboxed worker run the grading pipeline starts, one list per run, as they are started."""
+    import grader.pipeline.grade as pipeline
+    started = []
+    run_worker = pipeline.run_worker
+
+    def recording(jobs, *args, **kwargs):
+        started.append(list(jobs))
+        return run_worker(jobs, *args, **kwargs)
+    monkeypatch.setattr(pipeline, "run_worker", recording)
+    return started
+
+
 def grade_files(course, files, settings=DEFAULT, hidden_seed=None):
     """{key: PuzzleResult} for {key: (puzzle id, file)}, all graded by one worker: as each file alone would be
     (with the instructor's hidden cases of `hidden_seed`, as `grade --hidden-seed` and nbgrader grade it)."""

@@ -108,27 +108,21 @@ def test_shuffled_order_is_a_permutation_of_the_grid(course):
     assert case.program_order(launch) == shuffled, "the order is reproducible"
 
 
-def test_a_shuffled_case_runs_again_in_order_only_when_it_fails(course, grade, monkeypatch):
+def test_a_shuffled_case_runs_again_in_order_only_when_it_fails(course, grade, worker_requests):
     """Each case runs once, in its own program order; a public case that fails with its programs shuffled runs
     again in order, by a second worker that skips the compiles, which tells a kernel that depends on the order
     from one that is wrong in any order."""
-    from grader.pipeline import grade as pipeline
-    asked = []
-
-    def recording(jobs, *args, **kwargs):
-        asked.extend(jobs)
-        return run_worker(jobs, *args, **kwargs)
-    run_worker = pipeline.run_worker
-    monkeypatch.setattr(pipeline, "run_worker", recording)
     puzzle = course.puzzle("vector_add")
     shuffled = [i for i, spec in enumerate(puzzle.cases) if spec.order == "shuffled"]
     assert shuffled
 
     assert grade(ROOT / "solutions" / "vector_add.py", "vector_add").puzzle("vector_add").status == "pass"
+    asked = [request for requests in worker_requests for request in requests]
     assert [[case["order"] for case in request["cases"]] for request in asked] == [[c.order for c in puzzle.cases]]
 
-    asked.clear()
+    worker_requests.clear()
     result = grade(ROOT / "tests" / "bugs" / "vector_add" / "order_dependent.py", "vector_add").puzzle("vector_add")
+    asked = [request for requests in worker_requests for request in requests]
     assert len(asked) == 2 and "compiled" not in asked[0] and "compiled" in asked[1]
     assert [case["order"] for case in asked[1]["cases"]] == ["sequential"] * len(shuffled)
     assert [result.cases[i].diagnostics[0].kind for i in shuffled] == ["order_dependent"] * len(shuffled)

@@ -128,17 +128,9 @@ def test_an_unknown_puzzle_is_unusable(grade):
         grade(ROOT / "solutions", puzzle="nope")
 
 
-def test_a_kernel_that_never_ends_costs_only_its_own_puzzle(course, tmp_path, monkeypatch):
+def test_a_kernel_that_never_ends_costs_only_its_own_puzzle(course, tmp_path, worker_requests):
     """One worker runs a submission's puzzles in turn, the one with the most work first: here the one that hangs,
     after which a fresh worker takes up the other two."""
-    import grader.pipeline.grade as pipeline
-    batches = []
-
-    def recording(jobs, *args, **kwargs):
-        batches.append([job["kernel"] for job in jobs])
-        return run_worker(jobs, *args, **kwargs)
-    run_worker = pipeline.run_worker
-    monkeypatch.setattr(pipeline, "run_worker", recording)
     hanging = (ROOT / "solutions" / "strided_views.py").read_text().replace(
         "    rows = tl.program_id(0)", "    spin = M\n    while spin >= 0:\n        spin += 0\n    rows = tl.program_id(0)")
     (tmp_path / "strided_views.py").write_text(hanging)
@@ -147,6 +139,7 @@ def test_a_kernel_that_never_ends_costs_only_its_own_puzzle(course, tmp_path, mo
     report = grade_submission(course, tmp_path, ["vector_add", "outer_add", "strided_views"],
                               settings=Settings(puzzle_timeout_s=10))
     vector_add, outer_add, strided_views = report.puzzles
+    batches = [[job["kernel"] for job in jobs] for jobs in worker_requests]
     assert len(batches) == 1 and batches[0][0] == "add_one_kernel" and len(batches[0]) == 3  # strided_views's
     assert strided_views.status == "error" and strided_views.diagnostics[0].kind == "timeout"
     assert "no result after 10 s" in strided_views.diagnostics[0].message

@@ -206,9 +206,10 @@ def _ask_worker(requests, cases, settings, hidden, progress=None, shared=None):
 def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
     """{case index: run} of the cases at `indices` (of `cases`) run again with their programs in order, by a
     worker that skips the compiles an earlier one passed; {} if that worker fails (the cases failed anyway)."""
-    request = job("job", puzzle, source, [cases[i] for i in indices], settings, order="sequential")
+    chosen = [cases[i] for i in indices]
+    request = job("job", puzzle, source, chosen, settings, order="sequential")
     request["compiled"] = {"resources": resources}
-    outcome = _ask_worker([request], {"job": [cases[i] for i in indices]}, settings, hidden)["job"]
+    outcome = _ask_worker([request], {"job": chosen}, settings, hidden)["job"]
     if isinstance(outcome, (Ending, MalformedResult)):
         return {}
     return dict(zip(indices, outcome["cases"]))
