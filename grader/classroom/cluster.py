@@ -61,6 +61,10 @@ def _connect_timeout():
 
 def grade_student(task):
     """A class's task, run on a worker: {"data": the report as JSON data, "text": the report in words}."""
+    import torch
+    # Its tensors are small: an OpenMP team per task thread would only spin between them, on the cores that
+    # the sandboxed workers need (a sixth of a core per student). Per thread: OpenMP keeps the count per thread.
+    torch.set_num_threads(1)
     course = course_of(task["course_path"], task["course_text"])
     student, submission = task["student"], task["submission"]
     try:
