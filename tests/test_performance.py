@@ -11,7 +11,7 @@ import pytest
 
 from grader.course import load_course
 from grader.pipeline import traffic
-from grader.pipeline.performance import estimate
+from grader.pipeline.performance import GPUS, _reduction_s, estimate, warps_along
 from grader.pipeline.protocol import MalformedResult, check_profile
 
 from conftest import ROOT
@@ -147,12 +147,55 @@ def test_exponentials_are_counted():
     assert counters["special"] == 3 * 4096  # one exponential per element of each sampled row
 
 
+def test_each_reduction_is_counted_with_its_line_shape_and_axis():
+    counters, performance = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
+    block, chunks = performance.config["kwargs"]["BLOCK_N"], 4096 // performance.config["kwargs"]["BLOCK_N"]
+    assert {r["line"]: (r["shape"], r["axis"], r["executions"]) for r in counters["reductions"]} == {
+        11: ([block], 0, 3), 12: ([block], 0, 3),  # before the loop, once in each of the 3 sampled programs
+        16: ([block], 0, 3 * chunks), 18: ([block], 0, 3 * chunks)}
+    counters, _ = profiled(ROOT / "solutions" / "attention.py", "attention")
+    assert {(len(r["shape"]), r["axis"]) for r in counters["reductions"]} == {(2, 1)}  # the rows of a tile
+
+
+def test_warps_lie_along_the_contiguous_axis_first():
+    assert warps_along([1024], 4, 4) == [4]
+    assert warps_along([8, 1024], 8, 4) == [1, 8]  # a row of 1024 holds 256 lanes of 4: every warp
+    assert warps_along([64, 64], 4, 4) == [4, 1]  # 16 lanes of 4 hold a row: each warp its own rows
+    assert warps_along([2, 16], 4, 4) == [4, 1]
+
+
+def test_reductions_in_a_loop_across_sixteen_warps_are_latency_and_named_by_their_lines():
+    chosen = {"kwargs": {"BLOCK_N": 256}, "num_warps": 16}
+    counters, slow = profiled(ROOT / "bench" / "variants" / "online_softmax" / "chunks_of_256_sixteen_warps.py",
+                              "online_softmax", chosen)
+    looped = sorted({r["line"] for r in counters["reductions"] if r["executions"] > 3})
+    assert slow.bound == "latency"
+    assert f"reductions at lines {', '.join(map(str, looped))} run 16 times a program, each across its 16 " \
+           "warps" in slow.advice[0]
+    _, fast = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
+    assert slow.predicted_s > 2 * fast.predicted_s  # measured on an H100: 336 us against 134 us
+
+
+def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
+    spec = GPUS["H100"]
+    row = {"line": 1, "shape": [128, 64], "axis": 1, "executions_per_program": 1}
+    column = dict(row, axis=0)
+    dot = {"dots": [{"m": 128}], "itemsize": 2}
+    assert _reduction_s(spec, row, 4, dot) == spec.reduction_warp_s
+    assert _reduction_s(spec, column, 4, dot) == spec.reduction_block_s
+    assert _reduction_s(spec, column, 1, dot) == spec.reduction_warp_s
+    blocked = {"dots": [], "itemsize": 2}  # lanes of 8 float16 elements
+    assert _reduction_s(spec, row, 4, blocked) == spec.reduction_warp_s  # 8 lanes hold a row of 64
+    assert _reduction_s(spec, dict(row, shape=[16, 1024]), 4, blocked) == spec.reduction_block_s  # 128 lanes a row
+
+
 # --- what the worker returns is data, checked -------------------------------------------------------------------
 
 GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "spills": 0, "shared": 0, "num_warps": 4},
         "special": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
                                  "sectors": 1, "ideal_sectors": 1, "requests": 1}],
-        "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}]}
+        "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}],
+        "reductions": [{"line": 4, "shape": [16, 8], "axis": 1, "executions": 1}]}
 
 
 @pytest.mark.parametrize("forged", [
@@ -166,6 +209,11 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
     {**GOOD, "dots": [{"line": 1, "m": 16, "n": 16, "k": 16, "a": "fp16", "b": "fp16", "precision": 3,
                        "executions": 1}]},
     {**GOOD, "special": True},
+    {**GOOD, "reductions": [{**GOOD["reductions"][0], "axis": 2}]},
+    {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [0]}]},
+    {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [1] * 5}]},
+    {**GOOD, "reductions": [GOOD["reductions"][0]] * 65},
+    {key: value for key, value in GOOD.items() if key != "reductions"},
 ])
 def test_a_forged_profile_is_refused(forged):
     with pytest.raises(MalformedResult):

@@ -83,6 +83,13 @@ def _traffic(performance):
         lines.append(f"{access['line'] or '?':>4}  {access['access']:<6}  {access['tensor']:<6}  "
                      f"{access['bytes'] / 1e6:>12.1f} MB  {access['sectors_per_request']:>6.1f} "
                      f"({access['ideal_per_request']:.1f})")
+    if performance["reductions"]:
+        lines += ["", "line  reduction of  along axis  times a program  warps it spans"]
+        for reduction in performance["reductions"]:
+            shape = "x".join(map(str, reduction["shape"]))
+            axis = "all" if reduction["axis"] is None else reduction["axis"]
+            lines.append(f"{reduction['line'] or '?':>4}  {shape:<12}  {axis!s:<10}  "
+                         f"{reduction['executions_per_program']:>15.1f}  {reduction['warps']}")
     occupancy = performance["occupancy"]
     lines.append(f"{occupancy['programs_per_sm']} programs per SM at once (limited by {occupancy['limited_by']}), "
                  f"{performance['programs']} programs in all")

@@ -7,7 +7,8 @@ The model is a roofline with four ceilings, each from a counter the interpreter 
   requests    the 32-byte sectors every warp request asks of the L2 (an uncoalesced walk, a tensor read three
               times, a spilled tile), at the L2's bandwidth,
   latency     each round of loads in a program's loop costs a round trip for every wave of programs (only so
-              many fit on an SM at once: registers, shared memory, warps), and each program its start and end,
+              many fit on an SM at once: registers, shared memory, warps), each reduction its exchange (across
+              warps through shared memory with barriers, within a warp by shuffles), each program its start and end,
   compute     the tl.dot flops at the rate of their operands (tensor cores for float16, CUDA cores for a
               float32 dot in IEEE precision), the exponentials at the special-function units' rate.
 The estimate is the highest ceiling plus the launch. What would make the largest difference, in time, is said
@@ -35,6 +36,8 @@ class GPU:
     float32_fma: float  # flops/s of a float32 tl.dot in IEEE precision (FMA on the CUDA cores)
     l2_bytes: int
     special_per_sm_clock: int  # exponentials per SM per clock (the special-function units)
+    reduction_warp_s: float = 0.08e-6  # a reduction within each warp (shuffles) in a loop, every SM full of programs
+    reduction_block_s: float = 0.48e-6  # one across a program's warps (through shared memory, with barriers)
     registers_per_sm: int = 65536
     warps_per_sm: int = 64
     programs_per_sm: int = 32
@@ -45,7 +48,8 @@ class GPU:
 # The H100's bandwidths and matmul rate: bench/results/roofline-h100.json (the GPU stage, an H100 80GB HBM3).
 # The H200's: bench/results/gpu_reference.md. The L2's bandwidth, a round's and a wave's cost: measured on the
 # H100 (bench/performance_model.py constants, in bench/results/performance-model-h100.md), assumed the same on
-# the others, as is the H100's float32 tl.dot rate on the H200 (the same chip). The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
+# the others, as is the H100's float32 tl.dot rate on the H200 (the same chip), and its reductions' costs (measured on
+# an H200 too: the same to within 5%). The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
 GPUS = {
     "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 0.08e-6, 736e12, 368e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="bandwidths and the float16 matmul rate measured by the GPU stage on an H100 80GB HBM3"),
@@ -58,6 +62,7 @@ DEFAULT_GPU = "H100"
 LAUNCH_S = 3e-6
 SECTOR = 32
 WARP = 32
+VECTOR_BYTES = 16  # what one lane loads at once along a block's contiguous axis
 FLOAT16_TYPES = ("fp16", "bf16", "fp8")
 MMA_V2_SHARE = 0.6  # of the float16 rate, a tl.dot that cannot use the H100's warpgroup MMA (wgmma) reaches
 CEILINGS = ("memory", "requests", "latency", "compute")
@@ -80,6 +85,7 @@ class Performance:
     accesses: list  # per load and store: line, tensor, sectors per request against the fewest
     dots: list
     advice: list = field(default_factory=list)
+    reductions: list = field(default_factory=list)  # per reduction: line, shape, axis, times a program, warps spanned
     error: str = None
 
     @property
@@ -117,6 +123,8 @@ def estimate(puzzle, params, profile, gpu=DEFAULT_GPU, chosen=None):
     roofline = _roofline(spec, puzzle, sizes, counts)
     performance = Performance(spec.name, sizes, config, programs, predicted, roofline, max(ceilings, key=ceilings.get),
                               ceilings, occupancy, counts["tensors"], counts["accesses"], counts["dots"])
+    performance.reductions = [{**r, "warps": warps_spanned(r, occupancy["num_warps"], counts)}
+                              for r in counts["reductions"]]
     performance.advice = _advice(spec, counts, occupancy, programs, resources, config, ceilings, predicted)
     return performance
 
@@ -156,8 +164,11 @@ def _counts(puzzle, tensors, profile, scale, sizes):
         tensors_out.append(entry)
     dots = [{**dot, "flops": 2 * dot["m"] * dot["n"] * dot["k"] * dot["executions"] * scale}
             for dot in profile["dots"]]
+    reductions = [{"line": r["line"], "shape": r["shape"], "axis": r["axis"],
+                   "executions_per_program": r["executions"] / scale_count(profile)}
+                  for r in profile["reductions"]]
     return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
-            "special": profile.get("special", 0) * scale,
+            "reductions": reductions, "itemsize": _itemsize(puzzle), "special": profile.get("special", 0) * scale,
             "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
                           default=1.0)}
 
@@ -204,10 +215,54 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     for dot in counts["dots"]:
         compute += dot["flops"] / _dot_rate(spec, dot, occupancy)
     compute += counts["special"] / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
+    # A reduction waits for the one before it in the program's loop as a load waits for its round trip; the
+    # programs of a wave wait side by side.
+    reductions = _reductions_s(spec, counts, occupancy["num_warps"])
     return {"memory": read / spec.read_bandwidth + written / spec.write_bandwidth,
             "requests": l2 / spec.l2_bandwidth,
-            "latency": waves * counts["rounds"] * spec.round_s + math.ceil(programs / spec.sms) * spec.program_s,
+            "latency": waves * (counts["rounds"] * spec.round_s + reductions) +
+                       math.ceil(programs / spec.sms) * spec.program_s,
             "compute": compute}
+
+
+def warps_along(shape, num_warps, vector):
+    """The warps a program's `num_warps` lay along each axis of a block of `shape` in Triton's default layout
+    (BlockedEncodingAttr::get): lanes, then warps, along the contiguous last axis first, `vector` elements a
+    lane there; what is left goes to the first axis."""
+    rank = len(shape)
+    warps = [1] * rank
+    lanes_left, threads_left, warps_left = WARP, WARP * num_warps, num_warps
+    for axis in range(rank - 1, 0, -1):
+        threads = min(max(threads_left, 1), max(1, shape[axis] // (vector if axis == rank - 1 else 1)))
+        lanes = min(threads, lanes_left)
+        warps[axis] = min(max(threads // lanes, 1), warps_left)
+        warps_left //= warps[axis]
+        lanes_left //= lanes
+        threads_left //= threads
+    warps[0] = warps_left
+    return warps
+
+
+def _reductions_s(spec, counts, num_warps):
+    """What a program's reductions cost each wave of programs."""
+    return sum(r["executions_per_program"] * _reduction_s(spec, r, num_warps, counts) for r in counts["reductions"])
+
+
+def _reduction_s(spec, reduction, num_warps, counts):
+    """What one reduction costs a wave of programs: within each warp (shuffles), or across warps (shared memory and
+    barriers)."""
+    return spec.reduction_block_s if warps_spanned(reduction, num_warps, counts) > 1 else spec.reduction_warp_s
+
+
+def warps_spanned(reduction, num_warps, counts):
+    """The warps a reduction's elements lie in. In a kernel with a tl.dot, a 2-D block is the dot's accumulator,
+    whose warps split its rows."""
+    shape, axis = reduction["shape"], reduction["axis"]
+    if axis is None:
+        return num_warps
+    if counts["dots"] and len(shape) == 2:
+        return num_warps if axis == 0 else 1
+    return warps_along(shape, num_warps, max(1, VECTOR_BYTES // counts["itemsize"]))[axis]
 
 
 def _dot_rate(spec, dot, occupancy):
@@ -227,8 +282,7 @@ def _roofline(spec, puzzle, sizes, counts):
     """The least time any kernel needs: the puzzle's least bytes (its benchmark's) at the read/write mix, or its
     flops at the float16 matmul rate."""
     benchmark = puzzle.benchmark
-    itemsize = {"float16": 2, "bfloat16": 2, "float32": 4}.get(benchmark.dtype, 4)
-    namespace = {**sizes, "itemsize": itemsize}
+    namespace = {**sizes, "itemsize": _itemsize(puzzle)}
     memory = compute = 0.0
     if benchmark.bytes is not None:
         least = float(benchmark.bytes(namespace))
@@ -238,6 +292,10 @@ def _roofline(spec, puzzle, sizes, counts):
     if benchmark.flops is not None:
         compute = float(benchmark.flops(namespace)) / spec.float16_dot
     return max(memory, compute)
+
+
+def _itemsize(puzzle):
+    return {"float16": 2, "bfloat16": 2, "float32": 4}.get(puzzle.benchmark.dtype, 4)
 
 
 def _advice(spec, counts, occupancy, programs, resources, config, ceilings, predicted):
@@ -293,7 +351,20 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
                 f"the tl.dot at line {dot['line']} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "
                 f"{occupancy['num_warps']} warps: an H100's warpgroup MMA needs tiles of at least 64 rows and a "
                 "multiple of 4 warps; smaller tiles also load every element more often.")))
-    if max(ceilings, key=ceilings.get) == "latency":
+    looped = [r for r in counts["reductions"] if r["executions_per_program"] >= 2 and
+              warps_spanned(r, occupancy["num_warps"], counts) > 1]
+    if looped:
+        once = [dict(r, executions_per_program=1) if r in looped else r for r in counts["reductions"]]
+        lines = sorted({r["line"] for r in looped if r["line"] is not None})
+        found.append((saving(counts={"reductions": once}), (
+            f"the reduction{'s' * (len(looped) > 1)} at line{'s' * (len(lines) > 1)} "
+            f"{', '.join(map(str, lines))} run{'s' * (len(looped) == 1)} "
+            f"{max(r['executions_per_program'] for r in looped):.0f} times a program, each across its "
+            f"{occupancy['num_warps']} warps: through shared memory, with barriers that stop every warp. Keep a block "
+            "of partial results in the loop and reduce it once after it, or give each program fewer warps.")))
+    rounds_s = counts["rounds"] * spec.round_s
+    reductions_s = _reductions_s(spec, counts, occupancy["num_warps"])
+    if max(ceilings, key=ceilings.get) == "latency" and rounds_s >= reductions_s:  # else the reductions' advice
         resident = occupancy["programs_per_sm"]
         load_bytes = sum(a["bytes"] for a in counts["accesses"] if a["access"] == "load") / max(programs, 1)
         if programs < spec.sms * max(resident, 1):

@@ -96,7 +96,7 @@ def check_profile(profile):
             all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
     checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
                "resources": check_resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
-               "sites": [], "dots": [], "unique": []}
+               "sites": [], "dots": [], "unique": [], "reductions": []}
     for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
                                ("unique", ("bytes",), 64)):
         entries = profile.get(key)
@@ -116,6 +116,19 @@ def check_profile(profile):
                 for name in ("a", "b", "precision"):
                     item[name] = _text(entry.get(name), 64)
             checked[key].append(item)
+    reductions = profile.get("reductions")
+    _expect(isinstance(reductions, list) and len(reductions) <= 64, "the profile's reductions are malformed")
+    for entry in reductions:
+        _expect(isinstance(entry, dict), "one of the profile's reductions is not a mapping")
+        shape = entry.get("shape")
+        _expect(isinstance(shape, list) and 1 <= len(shape) <= 4, "a reduction's shape is malformed")
+        shape = [_int(size, 1, 2 ** 31) for size in shape]
+        axis = entry.get("axis")
+        _expect(axis is None or (type(axis) is int and 0 <= axis < len(shape)), "a reduction's axis is malformed")
+        line = entry.get("line")
+        _expect(line is None or type(line) is int, "a line is not a number")
+        checked["reductions"].append({"line": line, "shape": shape, "axis": axis,
+                                      "executions": _int(entry.get("executions"), 0)})
     return checked
 
 

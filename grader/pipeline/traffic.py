@@ -11,7 +11,8 @@ For every load and store, by its line in the kernel: how many lanes were active,
 32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
 is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
 contiguous, each lane holding up to 16 bytes of consecutive elements. For every tl.dot, its shape and
-operand types. Runs in the sandboxed worker; what it returns is plain data that the grader checks
+operand types. For every reduction (tl.sum, tl.max, tl.reduce, ...), the shape it reduces and along which axis:
+on a GPU one that spans several warps goes through shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the grader checks
 (performance.py turns it into an estimate).
 """
 import math
@@ -75,6 +76,7 @@ class TrafficRecorder(MemoryChecker):
         self.patterns = {}  # an access's addresses relative to its first, its alignment and mask -> warp_requests
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
+        self.reductions = {}  # (line, shape, axis) -> executions
 
     def check(self, pointers, mask, access):
         if time.monotonic() > self.deadline:  # an estimate is not worth a check that never ends
@@ -146,14 +148,25 @@ class TrafficRecorder(MemoryChecker):
                 return create(arg)
             return special
 
+        reduce = interpreter.ReduceOps.apply_impl
+
+        def reduction(operation, inputs):
+            shape = tuple(int(size) for size in np.asarray(inputs[0].handle.data).shape)
+            axis = None if operation.axis is None else int(operation.axis) % max(len(shape), 1)
+            key = (self._line(), shape, axis)
+            self.reductions[key] = self.reductions.get(key, 0) + 1
+            return reduce(operation, inputs)
+
         saved = {name: builder.__dict__.get(name) for name in ("create_dot", *SPECIAL)}
         builder.create_dot = dot
         for name in SPECIAL:
             setattr(builder, name, counted(getattr(builder, name)))
+        interpreter.ReduceOps.apply_impl = reduction
         try:
             with super().installed():
                 yield self
         finally:
+            interpreter.ReduceOps.apply_impl = reduce
             for name, value in saved.items():
                 if value is None:
                     delattr(builder, name)
@@ -168,6 +181,8 @@ class TrafficRecorder(MemoryChecker):
                          for (line, m, n, k, a, b, precision), count in self.dots.items()],
                 "unique": [{"tensor": tensor, "access": access, "bytes": int(count)}
                            for (tensor, access), count in self.unique.items()],
+                "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
+                               for (line, shape, axis), count in self.reductions.items()],
                 "special": int(self.special)}
 
 
