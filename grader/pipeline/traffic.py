@@ -152,7 +152,8 @@ class TrafficRecorder(MemoryChecker):
 
         def reduction(operation, inputs):
             shape = tuple(int(size) for size in np.asarray(inputs[0].handle.data).shape)
-            axis = None if operation.axis is None else int(operation.axis) % max(len(shape), 1)
+            axis = getattr(operation.axis, "value", operation.axis)  # a tl.constexpr where a version keeps it
+            axis = None if axis is None else int(axis) % max(len(shape), 1)
             key = (self._line(), shape, axis)
             self.reductions[key] = self.reductions.get(key, 0) + 1
             return reduce(operation, inputs)
