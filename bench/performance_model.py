@@ -221,6 +221,10 @@ def table(measured_path, rows):
         "/".join(format(v * 1e6, ".3f") for v in run["program_s_by_warps"].values()) for run in newest) + " us"
     CONSTANTS += "; a float32 tl.dot in IEEE precision " + ", ".join(
         format(run["fp32_ieee_dot_flops"] * 1e-12, ".1f") for run in newest) + " TFLOP/s"
+    reducing = [run["reduction_s_by_block"] for run in runs if "reduction_s_by_block" in run]
+    CONSTANTS += "; a reduction in a loop, every SM full of programs (" + "; ".join(reducing[0]) + "), per iteration " + \
+        ", ".join("/".join(format(v * 1e6, ".2f") for v in run.values()) for run in reducing) + \
+        " us (the one-warp programs fill two waves)"
     lines = ["# Predicted on the CPU against measured on the GPU", "",
              f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
              f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
