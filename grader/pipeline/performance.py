@@ -18,7 +18,7 @@ in words the student can act on. The GPUs' figures are what the GPU stage measur
 import math
 from dataclasses import asdict, dataclass, field
 
-from .traffic import launch_config
+from .traffic import VECTOR_BYTES, launch_config
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,9 @@ class GPU:
 # The H100's bandwidths and matmul rate: bench/results/roofline-h100.json (the GPU stage, an H100 80GB HBM3).
 # The H200's: bench/results/gpu_reference.md. The L2's bandwidth, a round's and a wave's cost: measured on the
 # H100 (bench/performance_model.py constants, in bench/results/performance-model-h100.md), assumed the same on
-# the others, as is the H100's float32 tl.dot rate on the H200 (the same chip), and its reductions' costs (measured on
-# an H200 too: the same to within 5%). The rest: NVIDIA's datasheets (dense rates), scaled by the measured fraction of the float16 peak.
+# the others, as is the H100's float32 tl.dot rate on the H200 (the same chip), and its reductions' costs (measured
+# on an H200 too: the same to within 5%). The rest: NVIDIA's datasheets (dense rates), scaled by the measured
+# fraction of the float16 peak.
 GPUS = {
     "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 0.08e-6, 736e12, 368e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="bandwidths and the float16 matmul rate measured by the GPU stage on an H100 80GB HBM3"),
@@ -62,7 +63,6 @@ DEFAULT_GPU = "H100"
 LAUNCH_S = 3e-6
 SECTOR = 32
 WARP = 32
-VECTOR_BYTES = 16  # what one lane loads at once along a block's contiguous axis
 FLOAT16_TYPES = ("fp16", "bf16", "fp8")
 MMA_V2_SHARE = 0.6  # of the float16 rate, a tl.dot that cannot use the H100's warpgroup MMA (wgmma) reaches
 CEILINGS = ("memory", "requests", "latency", "compute")

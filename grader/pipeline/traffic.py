@@ -11,9 +11,9 @@ For every load and store, by its line in the kernel: how many lanes were active,
 32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
 is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
 contiguous, each lane holding up to 16 bytes of consecutive elements. For every tl.dot, its shape and
-operand types. For every reduction (tl.sum, tl.max, tl.reduce, ...), the shape it reduces and along which axis:
-on a GPU one that spans several warps goes through shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the grader checks
-(performance.py turns it into an estimate).
+operand types. For every reduction (tl.sum, tl.max, tl.reduce, ...), the shape it reduces and along which
+axis: on a GPU one that spans several warps goes through shared memory with a barrier. Runs in the sandboxed
+worker; what it returns is plain data that the grader checks (performance.py turns it into an estimate).
 """
 import math
 import sys
