@@ -3,7 +3,8 @@ recorded (traffic.py) and the compile for sm_90, for a chosen GPU.
 
 The model is a roofline with four ceilings, each from a counter the interpreter saw:
   memory      the bytes that must come from DRAM (each tensor once, at the read and write bandwidths; a row read
-              again once the L2 no longer holds it; whole sectors for a store that fills only part of each),
+              again once the L2 no longer holds it; whole sectors read and written for a store that fills only
+              part of each; registers spilled beyond what the L2 holds),
   requests    the 32-byte sectors every warp request asks of the L2 (an uncoalesced walk, a tensor read three
               times, a spilled tile), at the L2's bandwidth,
   latency     each round of loads in a program's loop costs a round trip for every wave of programs (only so
@@ -201,11 +202,18 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     read = sum(min(t["read_distinct"], t["bytes"]) + (t["read"] - t["read_distinct"]) * missed
                for t in counts["tensors"])
     # A store that fills only part of each 32-byte sector, to a tensor larger than the L2 can hold, has the sector
-    # written back before its neighbours fill the rest: DRAM writes whole sectors.
-    written = sum(min(t["written"], t["bytes"]) * (t["write_sectors"] if t["bytes"] > L2_SHARE * spec.l2_bytes else 1)
+    # evicted before its neighbours fill the rest: DRAM reads the whole sector, and writes it back completed (what
+    # the measured column-wise and strided stores cost: outer_add/column_strips, */strided_lanes).
+    evicted_partly = [t for t in counts["tensors"] if t["write_sectors"] > 1 and t["bytes"] > L2_SHARE * spec.l2_bytes]
+    written = sum(min(t["written"], t["bytes"]) * (t["write_sectors"] if t in evicted_partly else 1)
                   for t in counts["tensors"])
+    read += sum(min(t["written"], t["bytes"]) * t["write_sectors"] for t in evicted_partly)
     threads = occupancy["num_warps"] * WARP
     spill_bytes = 2 * occupancy["spills"] * threads * programs * counts["rounds"]  # stored, then loaded back
+    # Spilled registers live in local memory: in the L2 while what the programs running at once spill fits there,
+    # in DRAM, out and back, beyond it.
+    spilled_at_once = occupancy["spills"] * threads * concurrent
+    spill_missed = max(0.0, 1 - L2_SHARE * spec.l2_bytes / spilled_at_once) if spilled_at_once else 0.0
     small = {t["name"]: t["bytes"] * spec.sms for t in counts["tensors"] if t["bytes"] <= L1_BYTES}
     l2 = spill_bytes
     for access in counts["accesses"]:  # a small tensor every program reads stays in each SM's L1 after its first read
@@ -218,7 +226,8 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     # A reduction waits for the one before it in the program's loop as a load waits for its round trip; the
     # programs of a wave wait side by side.
     reductions = _reductions_s(spec, counts, occupancy["num_warps"])
-    return {"memory": read / spec.read_bandwidth + written / spec.write_bandwidth,
+    return {"memory": (read + spill_bytes / 2 * spill_missed) / spec.read_bandwidth +
+                      (written + spill_bytes / 2 * spill_missed) / spec.write_bandwidth,
             "requests": l2 / spec.l2_bandwidth,
             "latency": waves * (counts["rounds"] * spec.round_s + reductions) +
                        math.ceil(programs / spec.sms) * spec.program_s,
