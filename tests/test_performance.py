@@ -11,7 +11,7 @@ import pytest
 
 from grader.course import load_course
 from grader.pipeline import traffic
-from grader.pipeline.performance import GPUS, _reduction_s, estimate, warps_along
+from grader.pipeline.performance import GPUS, _l2_missed, _reduction_s, estimate, warps_along
 from grader.pipeline.protocol import MalformedResult, check_profile
 
 from conftest import ROOT
@@ -169,6 +169,22 @@ def test_each_reduction_is_counted_with_its_line_shape_and_axis():
     assert {(len(r["shape"]), r["axis"]) for r in counters["reductions"]} == {(2, 1)}  # the rows of a tile
 
 
+def test_a_re_read_is_counted_with_the_bytes_the_program_moved_since():
+    counters, _ = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
+    # The second pass reads each chunk again after the whole row (16 KiB) was read, and the chunks before it
+    # stored: 16 to 28 KiB later, all in the bucket of 2**14 bytes.
+    assert counters["rereads"] == [{"tensor": "x", "distance": 2 ** 14, "bytes": 3 * 4096 * 4}]
+    counters, _ = profiled(ROOT / "solutions" / "vector_add.py", "vector_add")
+    assert counters["rereads"] == []
+
+
+def test_data_read_again_comes_from_dram_once_the_l2_has_moved_on():
+    h100 = GPUS["H100"]
+    assert _l2_missed(h100, 0.05 * h100.l2_bytes) == 0.0
+    assert _l2_missed(h100, 0.3 * h100.l2_bytes) == pytest.approx(0.5)
+    assert _l2_missed(h100, 2 * h100.l2_bytes) == 1.0
+
+
 def test_warps_lie_along_the_contiguous_axis_first():
     assert warps_along([1024], 4, 4) == [4]
     assert warps_along([8, 1024], 8, 4) == [1, 8]  # a row of 1024 holds 256 lanes of 4: every warp
@@ -207,7 +223,8 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
         "special": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
                                  "sectors": 1, "ideal_sectors": 1, "requests": 1}],
         "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}],
-        "reductions": [{"line": 4, "shape": [16, 8], "axis": 1, "executions": 1}]}
+        "reductions": [{"line": 4, "shape": [16, 8], "axis": 1, "executions": 1}],
+        "rereads": [{"tensor": "x", "distance": 4096, "bytes": 16}]}
 
 
 @pytest.mark.parametrize("forged", [
@@ -226,6 +243,10 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [1] * 5}]},
     {**GOOD, "reductions": [GOOD["reductions"][0]] * 65},
     {key: value for key, value in GOOD.items() if key != "reductions"},
+    {**GOOD, "rereads": [{**GOOD["rereads"][0], "distance": 0}]},
+    {**GOOD, "rereads": [{**GOOD["rereads"][0], "bytes": -16}]},
+    {**GOOD, "rereads": [GOOD["rereads"][0]] * 257},
+    {key: value for key, value in GOOD.items() if key != "rereads"},
 ])
 def test_a_forged_profile_is_refused(forged):
     with pytest.raises(MalformedResult):

@@ -67,7 +67,10 @@ WARP = 32
 FLOAT16_TYPES = ("fp16", "bf16", "fp8")
 MMA_V2_SHARE = 0.6  # of the float16 rate, a tl.dot that cannot use the H100's warpgroup MMA (wgmma) reaches
 CEILINGS = ("memory", "requests", "latency", "compute")
-L2_SHARE = 0.5  # of the L2, what data read again can count on finding there (the rest is other data in flight)
+# Of the L2: data read again finds it all still there while what was moved meanwhile fits in L2_KEPT of it, none of
+# it beyond L2_GONE (replacement that is nearly least-recently-used: a stream larger than the cache evicts what a
+# later pass needs). Chosen among (0.1-0.3, 0.4-0.6) on the kernels of bench/results/performance-model-h100.md.
+L2_KEPT, L2_GONE = 0.1, 0.5
 L1_BYTES = 64 * 1024  # a tensor this small, read by every program, is served by each SM's L1 after its first read
 
 
@@ -165,11 +168,13 @@ def _counts(puzzle, tensors, profile, scale, sizes):
         tensors_out.append(entry)
     dots = [{**dot, "flops": 2 * dot["m"] * dot["n"] * dot["k"] * dot["executions"] * scale}
             for dot in profile["dots"]]
+    rereads = [{"tensor": r["tensor"], "distance": r["distance"], "bytes": r["bytes"] * scale}
+               for r in profile["rereads"] if r["tensor"] in per_tensor]
     reductions = [{"line": r["line"], "shape": r["shape"], "axis": r["axis"],
                    "executions_per_program": r["executions"] / scale_count(profile)}
                   for r in profile["reductions"]]
     return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
-            "reductions": reductions, "itemsize": _itemsize(puzzle), "special": profile.get("special", 0) * scale,
+            "rereads": rereads, "reductions": reductions, "itemsize": _itemsize(puzzle), "special": profile.get("special", 0) * scale,
             "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
                           default=1.0)}
 
@@ -196,15 +201,13 @@ def _occupancy(spec, resources, config):
 def _ceilings(spec, counts, occupancy, programs, resources, config):
     resident = max(occupancy["programs_per_sm"], 0)
     concurrent = min(programs, spec.sms * resident) if resident else 0
-    # A program reading its part again finds it in the L2 while what the programs running at once read fits there.
-    working_set = concurrent * sum(t["read_distinct"] for t in counts["tensors"]) / max(programs, 1)
-    missed = max(0.0, 1 - L2_SHARE * spec.l2_bytes / working_set) if working_set else 0.0
-    read = sum(min(t["read_distinct"], t["bytes"]) + (t["read"] - t["read_distinct"]) * missed
-               for t in counts["tensors"])
+    # A program reading its part again finds it in the L2 while what the programs running at once moved since fits.
+    read = sum(min(t["read_distinct"], t["bytes"]) for t in counts["tensors"])
+    read += sum(r["bytes"] * _l2_missed(spec, r["distance"] * concurrent) for r in counts["rereads"])
     # A store that fills only part of each 32-byte sector, to a tensor larger than the L2 can hold, has the sector
     # evicted before its neighbours fill the rest: DRAM reads the whole sector, and writes it back completed (what
     # the measured column-wise and strided stores cost: outer_add/column_strips, */strided_lanes).
-    evicted_partly = [t for t in counts["tensors"] if t["write_sectors"] > 1 and t["bytes"] > L2_SHARE * spec.l2_bytes]
+    evicted_partly = [t for t in counts["tensors"] if t["write_sectors"] > 1 and t["bytes"] > L2_GONE * spec.l2_bytes]
     written = sum(min(t["written"], t["bytes"]) * (t["write_sectors"] if t in evicted_partly else 1)
                   for t in counts["tensors"])
     read += sum(min(t["written"], t["bytes"]) * t["write_sectors"] for t in evicted_partly)
@@ -213,7 +216,7 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     # Spilled registers live in local memory: in the L2 while what the programs running at once spill fits there,
     # in DRAM, out and back, beyond it.
     spilled_at_once = occupancy["spills"] * threads * concurrent
-    spill_missed = max(0.0, 1 - L2_SHARE * spec.l2_bytes / spilled_at_once) if spilled_at_once else 0.0
+    spill_missed = _l2_missed(spec, spilled_at_once)
     small = {t["name"]: t["bytes"] * spec.sms for t in counts["tensors"] if t["bytes"] <= L1_BYTES}
     l2 = spill_bytes
     for access in counts["accesses"]:  # a small tensor every program reads stays in each SM's L1 after its first read
@@ -232,6 +235,12 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
             "latency": waves * (counts["rounds"] * spec.round_s + reductions) +
                        math.ceil(programs / spec.sms) * spec.program_s,
             "compute": compute}
+
+
+def _l2_missed(spec, moved):
+    """The share of data read again that DRAM serves, when the programs running at once moved `moved` bytes since
+    they last read it: none up to L2_KEPT of the L2, all from L2_GONE of it, in proportion between."""
+    return min(1.0, max(0.0, (moved - L2_KEPT * spec.l2_bytes) / ((L2_GONE - L2_KEPT) * spec.l2_bytes)))
 
 
 def warps_along(shape, num_warps, vector):
@@ -330,11 +339,12 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
     for tensor in counts["tensors"]:
         if tensor["role"] != "output" and tensor["times_read"] >= 1.5:
             once = dict(tensor, read=tensor["read_distinct"])
+            first_reads = [r for r in counts["rereads"] if r["tensor"] != tensor["name"]]
             fewer = [dict(a, l2_bytes=a["l2_bytes"] / tensor["times_read"]) if a["tensor"] == tensor["name"] else a
                      for a in counts["accesses"]]
             lines = ", ".join(str(line) for line in tensor["lines"])
-            found.append((saving(counts={"accesses": fewer, "tensors": [once if t is tensor else t
-                                                                        for t in counts["tensors"]]}), (
+            found.append((saving(counts={"accesses": fewer, "rereads": first_reads,
+                                         "tensors": [once if t is tensor else t for t in counts["tensors"]]}), (
                 f"each program reads its part of {tensor['name']} {tensor['times_read']:.1f} times "
                 f"(line{'s' if len(tensor['lines']) > 1 else ''} {lines}): after the first, each read comes from "
                 "the L2 at best. Read it once and keep it in registers.")))

@@ -116,6 +116,13 @@ def check_profile(profile):
                 for name in ("a", "b", "precision"):
                     item[name] = _text(entry.get(name), 64)
             checked[key].append(item)
+    rereads = profile.get("rereads")
+    _expect(isinstance(rereads, list) and len(rereads) <= 256, "the profile's re-reads are malformed")
+    checked["rereads"] = []
+    for entry in rereads:
+        _expect(isinstance(entry, dict), "one of the profile's re-reads is not a mapping")
+        checked["rereads"].append({"tensor": _text(entry.get("tensor"), 64), "distance": _int(entry.get("distance"), 1),
+                                   "bytes": _int(entry.get("bytes"), 0)})
     reductions = profile.get("reductions")
     _expect(isinstance(reductions, list) and len(reductions) <= 64, "the profile's reductions are malformed")
     for entry in reductions:

@@ -10,10 +10,12 @@ values are never looked at, only the addresses.
 For every load and store, by its line in the kernel: how many lanes were active, the bytes they moved, and the
 32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
 is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
-contiguous, each lane holding up to 16 bytes of consecutive elements. For every tl.dot, its shape and
-operand types. For every reduction (tl.sum, tl.max, tl.reduce, ...), the shape it reduces and along which
-axis: on a GPU one that spans several warps goes through shared memory with a barrier. Runs in the sandboxed
-worker; what it returns is plain data that the grader checks (performance.py turns it into an estimate).
+contiguous, each lane holding up to 16 bytes of consecutive elements. For every element a program reads again,
+how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
+running at once moved meanwhile). For every tl.dot, its shape and operand types. For every reduction (tl.sum,
+tl.max, tl.reduce, ...), the shape it reduces and along which axis: on a GPU one that spans several warps goes
+through shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the
+grader checks (performance.py turns it into an estimate).
 """
 import math
 import sys
@@ -75,6 +77,8 @@ class TrafficRecorder(MemoryChecker):
         self.touched = {}  # (tensor, access) -> Footprint of the current program
         self.patterns = {}  # an access's addresses relative to its first, its alignment and mask -> warp_requests
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
+        self.moved = 1  # bytes the current program has loaded and stored so far, plus one (0: never touched)
+        self.rereads = {}  # (tensor, log2 of the bytes the program moved since it last read them) -> bytes read again
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
         self.reductions = {}  # (line, shape, axis) -> executions
 
@@ -103,7 +107,13 @@ class TrafficRecorder(MemoryChecker):
         footprint = self.touched.get((region.name, access))
         if footprint is None:
             footprint = self.touched[(region.name, access)] = Footprint(region)
-        footprint.add(addresses[active])
+        distances = footprint.add(addresses[active], self.moved)
+        if access == "load" and distances.size:
+            for power, count in enumerate(np.bincount(np.log2(distances).astype(np.int64))):
+                if count:
+                    key = (region.name, power)
+                    self.rereads[key] = self.rereads.get(key, 0) + int(count) * region.itemsize
+        self.moved += lanes * region.itemsize
 
     def _warp_requests(self, addresses, active, itemsize):
         """warp_requests, remembered by the pattern of the addresses: a loop walks its tiles with the same pattern
@@ -130,7 +140,7 @@ class TrafficRecorder(MemoryChecker):
     def end_program(self):
         for key, footprint in self.touched.items():
             self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
-        self.touched = {}
+        self.touched, self.moved = {}, 1
 
     @contextmanager
     def installed(self):
@@ -182,27 +192,34 @@ class TrafficRecorder(MemoryChecker):
                          for (line, m, n, k, a, b, precision), count in self.dots.items()],
                 "unique": [{"tensor": tensor, "access": access, "bytes": int(count)}
                            for (tensor, access), count in self.unique.items()],
+                "rereads": [{"tensor": tensor, "distance": 2 ** power, "bytes": count}
+                            for (tensor, power), count in self.rereads.items()],
                 "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
                                for (line, shape, axis), count in self.reductions.items()],
                 "special": int(self.special)}
 
 
 class Footprint:
-    """The elements of one tensor a program touched, as a map of the tensor (a sort of a million addresses per
-    program would cost more than the program's interpretation)."""
+    """The elements of one tensor a program touched, and when: a map of the tensor holding, for each element, how
+    many bytes the program had moved when it last touched it (a sort of a million addresses per program would cost
+    more than the program's interpretation)."""
 
     def __init__(self, region):
         self.region = region
-        self.touched = np.zeros(region.nbytes // region.itemsize, bool)  # pages never touched are never zeroed
-        self.low, self.high = len(self.touched), -1
+        self.last = np.zeros(region.nbytes // region.itemsize, np.int64)  # pages never touched are never zeroed
+        self.low, self.high = len(self.last), -1
 
-    def add(self, addresses):
+    def add(self, addresses, moved):
+        """Mark the elements at `addresses` touched when the program had moved `moved` bytes; returns, for each
+        one touched before, the bytes the program moved since."""
         elements = (addresses - self.region.base) // self.region.itemsize
-        self.touched[elements] = True
+        before = self.last[elements]
+        self.last[elements] = moved
         self.low, self.high = min(self.low, int(elements.min())), max(self.high, int(elements.max()))
+        return moved - before[before > 0]
 
     def distinct_bytes(self):
-        return int(np.count_nonzero(self.touched[self.low:self.high + 1])) * self.region.itemsize
+        return int(np.count_nonzero(self.last[self.low:self.high + 1])) * self.region.itemsize
 
 
 def warp_requests(addresses, active, itemsize):
