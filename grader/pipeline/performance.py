@@ -214,9 +214,9 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     threads = occupancy["num_warps"] * WARP
     spill_bytes = 2 * occupancy["spills"] * threads * programs * counts["rounds"]  # stored, then loaded back
     # Spilled registers live in local memory: in the L2 while what the programs running at once spill fits there,
-    # in DRAM, out and back, beyond it.
-    spilled_at_once = occupancy["spills"] * threads * concurrent
-    spill_missed = _l2_missed(spec, spilled_at_once)
+    # in DRAM beyond it, out and back once a program (each round's reloads count in the L2's requests: charged to
+    # DRAM every round, the spilling matmul tiles came out 2 to 4 times too slow).
+    spill_dram = occupancy["spills"] * threads * programs * _l2_missed(spec, occupancy["spills"] * threads * concurrent)
     small = {t["name"]: t["bytes"] * spec.sms for t in counts["tensors"] if t["bytes"] <= L1_BYTES}
     l2 = spill_bytes
     for access in counts["accesses"]:  # a small tensor every program reads stays in each SM's L1 after its first read
@@ -229,8 +229,8 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     # A reduction waits for the one before it in the program's loop as a load waits for its round trip; the
     # programs of a wave wait side by side.
     reductions = _reductions_s(spec, counts, occupancy["num_warps"])
-    return {"memory": (read + spill_bytes / 2 * spill_missed) / spec.read_bandwidth +
-                      (written + spill_bytes / 2 * spill_missed) / spec.write_bandwidth,
+    return {"memory": (read + spill_dram) / spec.read_bandwidth +
+                      (written + spill_dram) / spec.write_bandwidth,
             "requests": l2 / spec.l2_bandwidth,
             "latency": waves * (counts["rounds"] * spec.round_s + reductions) +
                        math.ceil(programs / spec.sms) * spec.program_s,
