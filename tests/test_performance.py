@@ -204,6 +204,24 @@ def test_reductions_in_a_loop_across_sixteen_warps_are_latency_and_named_by_thei
     assert slow.predicted_s > 2 * fast.predicted_s  # measured on an H100: 336 us against 134 us
 
 
+def test_a_program_alone_on_its_sm_waits_for_its_own_arithmetic():
+    """Attention's 128x128 tiles need so many registers that one program fits on an SM: with no other program to
+    overlap them, its round trips to memory and its tl.dots take turns (measured on an H100: 1753 us against the
+    solution's 1238 us, for the same flops). The solution's two programs an SM overlap them."""
+    chosen = {"kwargs": {"BLOCK_M": 128, "BLOCK_N": 128}, "num_warps": 8, "num_stages": 2}
+    _, alone = profiled(ROOT / "bench" / "variants" / "attention" / "tiles_128x128_two_stages.py", "attention",
+                        chosen)
+    _, paired = profiled(ROOT / "solutions" / "attention.py", "attention")
+    assert (alone.occupancy["programs_per_sm"], paired.occupancy["programs_per_sm"]) == (1, 2)
+    assert (alone.bound, paired.bound) == ("compute", "compute")
+    # The same arithmetic, and the round trips the solution overlaps with it waited for too.
+    assert alone.ceilings["compute"] == pytest.approx(paired.ceilings["compute"] + alone.ceilings["latency"], rel=0.01)
+    assert alone.predicted_s > 1.2 * paired.predicted_s
+    assert alone.advice[0].startswith("only one program fits on an SM at once, limited by registers: while it "
+                                      "waits for memory the SM has nothing else to run")
+    assert not paired.advice
+
+
 def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
     spec = GPUS["H100"]
     row = {"line": 1, "shape": [128, 64], "axis": 1, "executions_per_program": 1}

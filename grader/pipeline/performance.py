@@ -12,6 +12,9 @@ The model is a roofline with four ceilings, each from a counter the interpreter 
               warps through shared memory with barriers, within a warp by shuffles), each program its start and end,
   compute     the tl.dot flops at the rate of their operands (tensor cores for float16, CUDA cores for a
               float32 dot in IEEE precision), the exponentials at the special-function units' rate.
+A program alone on its SM (its registers or shared memory leave no room for a second) has no other program to
+run while it waits for memory: its round trips and its arithmetic take turns, and the larger of the two
+ceilings includes the smaller.
 The estimate is the highest ceiling plus the launch. What would make the largest difference, in time, is said
 in words the student can act on. The GPUs' figures are what the GPU stage measured where we have run it
 (bench/results/), the datasheet otherwise.
@@ -229,11 +232,20 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     # A reduction waits for the one before it in the program's loop as a load waits for its round trip; the
     # programs of a wave wait side by side.
     reductions = _reductions_s(spec, counts, occupancy["num_warps"])
+    latency = waves * (counts["rounds"] * spec.round_s + reductions) + math.ceil(programs / spec.sms) * spec.program_s
+    if resident == 1:
+        # Two programs on an SM overlap one's round trips to memory with the other's arithmetic; a program alone
+        # has nothing to overlap them with, and they take turns: the larger waits for the smaller too (measured:
+        # attention's 128x128 tiles, whose registers leave room for one program, 1.4 times the solution's time
+        # at the same arithmetic).
+        if compute >= latency:
+            compute += latency
+        else:
+            latency += compute
     return {"memory": (read + spill_dram) / spec.read_bandwidth +
                       (written + spill_dram) / spec.write_bandwidth,
             "requests": l2 / spec.l2_bandwidth,
-            "latency": waves * (counts["rounds"] * spec.round_s + reductions) +
-                       math.ceil(programs / spec.sms) * spec.program_s,
+            "latency": latency,
             "compute": compute}
 
 
@@ -381,9 +393,18 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
             f"{max(r['executions_per_program'] for r in looped):.0f} times a program, each across its "
             f"{occupancy['num_warps']} warps: through shared memory, with barriers that stop every warp. Keep a block "
             "of partial results in the loop and reduce it once after it, or give each program fewer warps.")))
+    taking_turns = min(ceilings["latency"], ceilings["compute"]) if occupancy["programs_per_sm"] == 1 else 0.0
+    turns_told = taking_turns > 0.05 * predicted
+    if turns_told:
+        found.append((taking_turns, (
+            f"only one program fits on an SM at once, limited by {occupancy['limited_by']}: while it waits for "
+            "memory the SM has nothing else to run, so its round trips and its arithmetic take turns. Tiles that "
+            "leave room for two programs (smaller, or fewer pipeline stages where shared memory limits) overlap "
+            "them.")))
     rounds_s = counts["rounds"] * spec.round_s
     reductions_s = _reductions_s(spec, counts, occupancy["num_warps"])
-    if max(ceilings, key=ceilings.get) == "latency" and rounds_s >= reductions_s:  # else the reductions' advice
+    # Else the reductions' advice, or the turns taken by a program alone on its SM.
+    if max(ceilings, key=ceilings.get) == "latency" and rounds_s >= reductions_s and not turns_told:
         resident = occupancy["programs_per_sm"]
         load_bytes = sum(a["bytes"] for a in counts["accesses"] if a["access"] == "load") / max(programs, 1)
         if programs < spec.sms * max(resident, 1):
