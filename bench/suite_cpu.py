@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def main():
                               *args.pytest_args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True)
     output = []
-    reader = __import__("threading").Thread(target=lambda: output.extend(suite.stdout), daemon=True)
+    reader = threading.Thread(target=lambda: output.extend(suite.stdout), daemon=True)
     reader.start()
     while suite.poll() is None:
         for key, ticks in cpu_ticks().items():

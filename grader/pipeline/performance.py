@@ -177,7 +177,8 @@ def _counts(puzzle, tensors, profile, scale, sizes):
                    "executions_per_program": r["executions"] / scale_count(profile)}
                   for r in profile["reductions"]]
     return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
-            "rereads": rereads, "reductions": reductions, "itemsize": _itemsize(puzzle), "special": profile.get("special", 0) * scale,
+            "rereads": rereads, "reductions": reductions, "itemsize": _itemsize(puzzle),
+            "special": profile.get("special", 0) * scale,
             "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
                           default=1.0)}
 
