@@ -159,6 +159,41 @@ def test_exponentials_are_counted():
     assert counters["special"] == 3 * 4096  # one exponential per element of each sampled row
 
 
+def test_arithmetic_on_the_values_is_counted_and_on_the_addresses_not(tmp_path):
+    counters, _ = profiled(ROOT / "solutions" / "softmax.py", "softmax")
+    # Each element of the 3 sampled rows: reduced by tl.max, less the max, reduced by tl.sum, divided by the sum.
+    assert counters["arithmetic"] == 3 * 4 * 4096
+    source = (ROOT / "solutions" / "attention.py").read_text()
+    zeroed = source.replace("k = tl.load(k_ptr + kv_offsets)\n",
+                            "k = tl.where(keys[:, None] < N, tl.load(k_ptr + kv_offsets), 0.0)\n")
+    assert zeroed != source
+    path = tmp_path / "attention.py"
+    path.write_text(zeroed)
+    counters, performance = profiled(path, "attention")
+    plain, _ = profiled(ROOT / "solutions" / "attention.py", "attention")
+    config, sizes = performance.config["kwargs"], performance.sizes
+    # One tl.where of floats per element of each key tile; its comparison of key indices is the mask's, not counted.
+    tiles = sizes["N"] // config["BLOCK_N"]
+    assert counters["arithmetic"] - plain["arithmetic"] == 3 * tiles * config["BLOCK_N"] * sizes["D"]
+
+
+def test_the_exponentials_and_the_other_arithmetic_share_the_time_between_the_dots():
+    counters, performance = profiled(ROOT / "solutions" / "attention.py", "attention")
+    spec = GPUS["H100"]
+    programs = performance.programs
+    exponentials = counters["special"] * programs / 3 / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
+    arithmetic = counters["arithmetic"] * programs / 3 / (spec.alu_per_sm_clock * spec.sms * spec.clock_hz)
+    assert exponentials > arithmetic  # attention's softmax: an exponential for every 6 other operations
+    from grader.pipeline.interpret import python_function
+    fn = python_function(load_kernel(ROOT / "solutions" / "attention.py", "attention_kernel")[0])
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    without = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 0})
+    assert without.ceilings["compute"] == pytest.approx(performance.ceilings["compute"])
+    heavy = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 4 * counters["arithmetic"]})
+    assert heavy.ceilings["compute"] == pytest.approx(
+        performance.ceilings["compute"] - exponentials + 4 * arithmetic)
+
+
 def test_each_reduction_is_counted_with_its_line_shape_and_axis():
     counters, performance = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
     block, chunks = performance.config["kwargs"]["BLOCK_N"], 4096 // performance.config["kwargs"]["BLOCK_N"]
@@ -238,7 +273,7 @@ def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
 # --- what the worker returns is data, checked -------------------------------------------------------------------
 
 GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "spills": 0, "shared": 0, "num_warps": 4},
-        "special": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
+        "special": 0, "arithmetic": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
                                  "sectors": 1, "ideal_sectors": 1, "requests": 1}],
         "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}],
         "reductions": [{"line": 4, "shape": [16, 8], "axis": 1, "executions": 1}],
@@ -256,6 +291,8 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
     {**GOOD, "dots": [{"line": 1, "m": 16, "n": 16, "k": 16, "a": "fp16", "b": "fp16", "precision": 3,
                        "executions": 1}]},
     {**GOOD, "special": True},
+    {**GOOD, "arithmetic": -1},
+    {**GOOD, "arithmetic": "many"},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "axis": 2}]},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [0]}]},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [1] * 5}]},

@@ -11,7 +11,9 @@ The model is a roofline with four ceilings, each from a counter the interpreter 
               many fit on an SM at once: registers, shared memory, warps), each reduction its exchange (across
               warps through shared memory with barriers, within a warp by shuffles), each program its start and end,
   compute     the tl.dot flops at the rate of their operands (tensor cores for float16, CUDA cores for a
-              float32 dot in IEEE precision), the exponentials at the special-function units' rate.
+              float32 dot in IEEE precision), then the exponentials at the special-function units' rate or the
+              other arithmetic on the values (a softmax's scaling, tl.where, conversions) at the CUDA cores',
+              whichever takes longer: the two run on different pipes, side by side.
 A program alone on its SM (its registers or shared memory leave no room for a second) has no other program to
 run while it waits for memory: its round trips and its arithmetic take turns, and the larger of the two
 ceilings includes the smaller.
@@ -40,6 +42,7 @@ class GPU:
     float32_fma: float  # flops/s of a float32 tl.dot in IEEE precision (FMA on the CUDA cores)
     l2_bytes: int
     special_per_sm_clock: int  # exponentials per SM per clock (the special-function units)
+    alu_per_sm_clock: int = 128  # float32 operations per SM per clock (its CUDA cores)
     reduction_warp_s: float = 0.08e-6  # a reduction within each warp (shuffles) in a loop, every SM full of programs
     reduction_block_s: float = 0.48e-6  # one across a program's warps (through shared memory, with barriers)
     registers_per_sm: int = 65536
@@ -61,7 +64,8 @@ GPUS = {
     "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 0.08e-6, 717e12, 358e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="copy bandwidth and float16 matmul rate measured by the GPU stage on an H200"),
     "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 0.08e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
-                shared_per_sm=167936, source="datasheet (2.04 TB/s, 312 TFLOP/s float16) at 90% of it"),
+                alu_per_sm_clock=64, shared_per_sm=167936,
+                source="datasheet (2.04 TB/s, 312 TFLOP/s float16) at 90% of it"),
 }
 DEFAULT_GPU = "H100"
 LAUNCH_S = 3e-6
@@ -178,7 +182,7 @@ def _counts(puzzle, tensors, profile, scale, sizes):
                   for r in profile["reductions"]]
     return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
             "rereads": rereads, "reductions": reductions, "itemsize": _itemsize(puzzle),
-            "special": profile.get("special", 0) * scale,
+            "special": profile.get("special", 0) * scale, "arithmetic": profile.get("arithmetic", 0) * scale,
             "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
                           default=1.0)}
 
@@ -226,10 +230,11 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
     for access in counts["accesses"]:  # a small tensor every program reads stays in each SM's L1 after its first read
         l2 += min(access["l2_bytes"], small.get(access["tensor"], math.inf))
     waves = programs / concurrent if concurrent else math.inf
-    compute = 0.0
-    for dot in counts["dots"]:
-        compute += dot["flops"] / _dot_rate(spec, dot, occupancy)
-    compute += counts["special"] / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
+    compute = sum(dot["flops"] / _dot_rate(spec, dot, occupancy) for dot in counts["dots"])
+    # The exponentials and the rest of the arithmetic on the values issue to different pipes of the SM (its
+    # special-function units, its CUDA cores), which work side by side: the busier one counts.
+    compute += max(counts["special"] / (spec.special_per_sm_clock * spec.sms * spec.clock_hz),
+                   counts["arithmetic"] / (spec.alu_per_sm_clock * spec.sms * spec.clock_hz))
     # A reduction waits for the one before it in the program's loop as a load waits for its round trip; the
     # programs of a wave wait side by side.
     reductions = _reductions_s(spec, counts, occupancy["num_warps"])

@@ -12,9 +12,10 @@ For every load and store, by its line in the kernel: how many lanes were active,
 is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
 contiguous, each lane holding up to 16 bytes of consecutive elements. For every element a program reads again,
 how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
-running at once moved meanwhile). For every tl.dot, its shape and operand types. For every reduction (tl.sum,
-tl.max, tl.reduce, ...), the shape it reduces and along which axis: on a GPU one that spans several warps goes
-through shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the
+running at once moved meanwhile). For every tl.dot, its shape and operand types. How many elements went through
+an exponential, and through the other arithmetic on the values. For every reduction (tl.sum, tl.max,
+tl.reduce, ...), the shape it reduces and along which axis: on a GPU one that spans several warps goes through
+shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the
 grader checks (performance.py turns it into an estimate).
 """
 import math
@@ -35,6 +36,15 @@ PATTERNS_KEPT = 4096
 # What the special-function units compute (one per element and SM clock slot), as the interpreter's builder names it.
 SPECIAL = ("create_exp", "create_exp2", "create_log", "create_log2", "create_sqrt", "create_precise_sqrt",
            "create_rsqrt")
+# Arithmetic on the values, done by the CUDA cores one element per lane: floating-point operations, their
+# comparisons, conversions between float types, and selections (tl.where) of floats. Integer arithmetic is the
+# addresses' and the masks': a vectorised load needs one address for several elements, the compiler drops the rest.
+ARITHMETIC = ("create_fadd", "create_fsub", "create_fmul", "create_fdiv", "create_precise_divf", "create_fma",
+              "create_frem", "create_fneg", "create_fabs", "create_maximumf", "create_minimumf", "create_maxnumf",
+              "create_minnumf", "create_clampf", "create_floor", "create_ceil", "create_fp_to_fp", "create_fp_ext",
+              "create_fp_trunc", "create_select", "create_fcmpOLT", "create_fcmpOGT", "create_fcmpOLE",
+              "create_fcmpOGE", "create_fcmpOEQ", "create_fcmpONE", "create_fcmpULT", "create_fcmpUGT",
+              "create_fcmpULE", "create_fcmpUGE", "create_fcmpUEQ", "create_fcmpUNE")
 
 
 class ProfileError(Exception):
@@ -80,6 +90,8 @@ class TrafficRecorder(MemoryChecker):
         self.moved = 1  # bytes the current program has loaded and stored so far, plus one (0: never touched)
         self.rereads = {}  # (tensor, log2 of the bytes the program moved since it last read them) -> bytes read again
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
+        self.arithmetic = 0  # elements that went through an operation of ARITHMETIC, or were reduced
+        self.reducing = False  # inside a reduction, whose elements it counts itself (a combine_fn runs per element)
         self.reductions = {}  # (line, shape, axis) -> executions
 
     def check(self, pointers, mask, access):
@@ -158,6 +170,14 @@ class TrafficRecorder(MemoryChecker):
                 return create(arg)
             return special
 
+        def arithmetic(name, create):
+            def operation(*args):
+                result = create(*args)
+                if not self.reducing and (name != "create_select" or result.dtype.is_floating()):
+                    self.arithmetic += np.asarray(result.data).size
+                return result
+            return operation
+
         reduce = interpreter.ReduceOps.apply_impl
 
         def reduction(operation, inputs):
@@ -166,12 +186,20 @@ class TrafficRecorder(MemoryChecker):
             axis = None if axis is None else int(axis) % max(len(shape), 1)
             key = (self._line(), shape, axis)
             self.reductions[key] = self.reductions.get(key, 0) + 1
-            return reduce(operation, inputs)
+            self.arithmetic += math.prod(shape) * len(inputs)
+            self.reducing = True
+            try:
+                return reduce(operation, inputs)
+            finally:
+                self.reducing = False
 
-        saved = {name: builder.__dict__.get(name) for name in ("create_dot", *SPECIAL)}
+        arithmetic_names = [name for name in ARITHMETIC if hasattr(builder, name)]  # some versions lack a few
+        saved = {name: builder.__dict__.get(name) for name in ("create_dot", *SPECIAL, *arithmetic_names)}
         builder.create_dot = dot
         for name in SPECIAL:
             setattr(builder, name, counted(getattr(builder, name)))
+        for name in arithmetic_names:
+            setattr(builder, name, arithmetic(name, getattr(builder, name)))
         interpreter.ReduceOps.apply_impl = reduction
         try:
             with super().installed():
@@ -196,7 +224,7 @@ class TrafficRecorder(MemoryChecker):
                             for (tensor, power), count in self.rereads.items()],
                 "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
                                for (line, shape, axis), count in self.reductions.items()],
-                "special": int(self.special)}
+                "special": int(self.special), "arithmetic": int(self.arithmetic)}
 
 
 class Footprint:
