@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import class_grading  # noqa: E402
+from suite_cpu import TICKS, busy_idle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = os.environ.get("BASELINE", "f49fe7b")
@@ -28,10 +29,7 @@ ROUNDS = int(os.environ.get("ROUNDS", 2))
 
 
 def busy_core_seconds():
-    """The machine's busy time so far (user, nice, system, irq, softirq), in seconds of a core."""
-    with open("/proc/stat") as stat:
-        fields = stat.readline().split()[1:]
-    return sum(int(fields[i]) for i in (0, 1, 2, 5, 6)) / os.sysconf("SC_CLK_TCK")
+    return busy_idle()[0] / TICKS
 
 
 def graded(submissions, out, checkout):
@@ -71,10 +69,12 @@ def main():
                         wall, core = graded(submissions, out, checkout)
                         runs.setdefault((name, size), []).append((wall, core))
                         print(f"{name} {size} students: {wall:.1f} s, {core:.1f} core-s", flush=True)
-                    grades = [class_grading._grades(scratch / f"{name}-{size}-{round_}.csv") for name in (BASELINE, "now")]
+                    grades = [class_grading._grades(scratch / f"{name}-{size}-{round_}.csv")
+                              for name in (BASELINE, "now")]
                     assert grades[0] == grades[1], "the two graders disagree"
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)], capture_output=True)
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(baseline)],
+                           capture_output=True)
 
     def median_core(name, size):
         return statistics.median(core for _, core in runs[(name, size)])
@@ -88,7 +88,8 @@ def main():
     for size in (SMALL, LARGE):
         old, new = median_core(BASELINE, size), median_core("now", size)
         lines.append(f"| {size} | {old:.1f} | {new:.1f} | {old / new:.2f}x |")
-    slopes = {name: (median_core(name, LARGE) - median_core(name, SMALL)) / (LARGE - SMALL) for name in (BASELINE, "now")}
+    slopes = {name: (median_core(name, LARGE) - median_core(name, SMALL)) / (LARGE - SMALL)
+              for name in (BASELINE, "now")}
     once = {name: median_core(name, SMALL) - SMALL * slopes[name] for name in slopes}
     lines += ["", f"One more student: {slopes[BASELINE]:.2f} core-s with {BASELINE}, {slopes['now']:.2f} now "
                   f"({slopes[BASELINE] / slopes['now']:.2f}x fewer). Paid once a run: {once[BASELINE]:.1f} core-s with "

@@ -273,8 +273,9 @@ def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
 # --- what the worker returns is data, checked -------------------------------------------------------------------
 
 GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "spills": 0, "shared": 0, "num_warps": 4},
-        "special": 0, "arithmetic": 0, "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
-                                 "sectors": 1, "ideal_sectors": 1, "requests": 1}],
+        "special": 0, "arithmetic": 0,
+        "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
+                   "sectors": 1, "ideal_sectors": 1, "requests": 1}],
         "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}],
         "reductions": [{"line": 4, "shape": [16, 8], "axis": 1, "executions": 1}],
         "rereads": [{"tensor": "x", "distance": 4096, "bytes": 16}]}
