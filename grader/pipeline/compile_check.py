@@ -136,6 +136,25 @@ def trace_kernel(kernel, args, target):
     """Only the front of triton.compile: `kernel`, as launched with `args`, traced into Triton IR for sm_`target`.
     Where a launch with other constants goes wrong for the compiler (a branch that gives a value two shapes, a
     tl.dot below 16, an arange that is not a power of 2) it shows here, at a small part of a compile's cost."""
+    _front(kernel, args, target)
+
+
+def lower_kernel(kernel, args, target):
+    """The front of triton.compile and its TritonGPU passes for sm_`target`: where the compile of one target
+    differs from another's (the float8 types, the tensor-core instructions, the pipelining of loads), at a
+    fifth of a full compile's cost; the lowering to LLVM and PTX and ptxas are left out. Returns the TritonGPU
+    module."""
+    module, source, backend, options = _front(kernel, args, target)
+    stages = {}
+    backend.add_stages(stages, options, source.language)
+    metadata = {"target": backend.target, **options.__dict__}
+    for stage in ("ttir", "ttgir"):
+        module = stages[stage](module, metadata)
+    return module
+
+
+def _front(kernel, args, target):
+    """(Triton IR of `kernel` as launched with `args` for sm_`target`, its ASTSource, the backend, its options)."""
     from triton._C.libtriton import ir
     from triton.backends.compiler import GPUTarget
     from triton.compiler.compiler import make_backend
@@ -147,12 +166,14 @@ def trace_kernel(kernel, args, target):
     context = ir.context()
     ir.load_dialects(context)
     backend.load_dialects(context)
-    source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
+    module = source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                            context)
+    return module, source, backend, options
 
 
 def specialisation(kernel, args):
     """What the front of the compiler sees of a launch with `args`: the signature and its constants (the
-    divisibility marks only matter to the later passes, which the first launch's full compile ran)."""
+    divisibility marks only matter to the later passes, which the first launch's compile ran)."""
     types, constexprs, _ = signature(python_function(kernel), bind_arguments(kernel, args))
     return repr((sorted(types.items()), sorted(constexprs.items(), key=str)))
 
@@ -162,20 +183,23 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     (`kernel_name` in the main module of `modules`, a worker.KernelModules), its resources or None, what
     `meanwhile` returned or None).
 
-    For each target the kernel is compiled in full once, and every launch (the arguments of each case's
-    launches: [(case index, args)]) is traced through the front of the compiler, which is where other block
-    sizes, dtypes or ints equal to 1 go wrong (a branch that gives a value two shapes, a tl.dot below 16). The
-    full compile is the first launch's, except for the target of `benchmark` ((target, args, config): the GPU
-    stage's first launch), compiled in full as that launch (what it asks of an SM is the resources,
-    compile_resources), or as the first launch if the compiler rejects that configuration. The front of the
-    compiler differs between targets only in the float8 types it accepts, more of them the newer the target:
-    a launch it accepted for an older target is not traced again for a newer one. Each target's first
-    rejection is reported, its full compile's before its traces'; `line` is a line of the rebuilt module named
-    `module`, or None; `case` the index of the case whose launch is rejected.
+    The first launch (of the launches: the arguments of each case's launches, [(case index, args)]) is
+    compiled to the end, ptxas included, for the newest target (the GPU stage's machines), and through the
+    TritonGPU passes for the older ones (lower_kernel: where targets differ, at a fifth of the cost; their
+    LLVM lowering and ptxas would repeat the newest target's checks), and every other launch is traced through
+    the front of the compiler, which is where other block sizes, dtypes or ints equal to 1 go wrong (a branch
+    that gives a value two shapes, a tl.dot below 16). The target of `benchmark` ((target, args, config): the
+    GPU stage's first launch) is compiled to the end as that launch instead (what it asks of an SM is the
+    resources, compile_resources), or as the first launch if the compiler rejects that configuration. The
+    front of the compiler differs between targets only in the float8 types it accepts, more of them the newer
+    the target: a launch it accepted for an older target is not traced again for a newer one. Each target's
+    first rejection is reported, its first launch's before its traces'; `line` is a line of the rebuilt
+    module named `module`, or None; `case` the index of the case whose launch is rejected.
 
-    With `fork` (a core to spare), the full compiles, the slow part, run in forked processes while this one
-    traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation of the
-    cases, which patches Triton and so cannot share a process with a compile): they then cost little time.
+    With `fork` (a core to spare), the first launch's compiles, the slow part, run in forked processes while
+    this one traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation
+    of the cases, which patches Triton and so cannot share a process with a compile): they then cost little
+    time.
     Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
     """
     start = _forked if fork else _now
@@ -184,13 +208,14 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     # "successfully" (seen with a torch call inside a kernel on 3.9).
     compiles = {target: start(compile_resources, getattr(modules.load(f"_sm{target}b"), kernel_name),
                                 benchmark[1], target, benchmark[2]) if target == benchmark_target
-                else start(_rejection, modules, f"_sm{target}", kernel_name, launches[0], target)
+                else start(_rejection, modules, f"_sm{target}", kernel_name, launches[0], target,
+                           target == max(targets))
                 for target in sorted(targets)}
     traced, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
     for target in sorted(targets):
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
         to_trace = launches
-        if not fork and target != benchmark_target and compiles[target]() is None:  # its full compile accepted it
+        if not fork and target != benchmark_target and compiles[target]() is None:  # its first launch compiled
             accepted.add(specialisation(kernel, launches[0][1]))
             to_trace = launches[1:]
         traced[target] = _first_traced_rejection(kernel, to_trace, target, modules, accepted)
@@ -212,12 +237,14 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
             for (message, module, line, case), targets in failures.items()], resources, met
 
 
-def _rejection(modules, suffix, kernel_name, launch, target):
+def _rejection(modules, suffix, kernel_name, launch, target, to_the_end=True):
     """[message, module, line, case] of the compiler's rejection of the case `launch` ((case index, args)),
-    compiled in full for sm_`target` from fresh modules (loaded with `suffix`), or None."""
+    compiled for sm_`target` (to the end, or through the TritonGPU passes) from fresh modules (loaded with
+    `suffix`), or None."""
     case, args = launch
     try:
-        compile_kernel(getattr(modules.load(suffix), kernel_name), args, target)
+        kernel = getattr(modules.load(suffix), kernel_name)
+        compile_kernel(kernel, args, target) if to_the_end else lower_kernel(kernel, args, target)
     except Exception as error:
         return [*describe(error, modules), case]
     return None
