@@ -15,6 +15,7 @@ each JSON line {"module", "folder", "request", "results"} on standard input, one
 has ended (code < 0: killed by that signal).
 """
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -31,10 +32,16 @@ def main(module_name):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    gc.disable()  # the imports make only long-lived objects: the collector would walk them again and again
     module = importlib.import_module(module_name)
     warm_up = getattr(module, "warm_up", None)
     if warm_up:
         warm_up()
+    gc.collect()
+    # Out of the collector's sight for good: it would walk them in every fork, and its marks would copy their
+    # pages into each fork's memory.
+    gc.freeze()
+    gc.enable()
     control, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # only this process writes replies
     print("ready", file=replies, flush=True)
