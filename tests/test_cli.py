@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,6 +41,33 @@ def test_check_starts_its_sandboxes_before_it_imports_torch_and_triton():
              "grader.cli.main(['check', 'nowhere'])\nprint(bool(started) and not any(started))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert result.stdout.split()[-1:] == ["True"], result.stdout + result.stderr
+
+
+def test_the_command_ends_its_sandboxes_and_their_folders_as_it_exits(tmp_path):
+    """The command leaves out the interpreter's teardown (cli.run): its exit handlers still run, so the warm
+    workers end and their folders go, and its whole report is written."""
+    import os
+    import time
+    env = {**os.environ, "TMPDIR": str(tmp_path), "TRITON_COURSE_CACHE": str(tmp_path / "checked")}
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "check", "solutions/", "--puzzle", "vector_add"],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+    report = done.stdout.rstrip().splitlines()
+    assert done.returncode == 0 and report[-1].startswith("Kernels ran"), done.stdout + done.stderr
+    assert not list(tmp_path.glob("triton-course-warm-*"))
+
+    def left():
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if str(tmp_path).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+    deadline = time.monotonic() + 10
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left()
 
 
 def test_check_solutions_passes_with_exit_code_0(course):
