@@ -21,7 +21,9 @@ class Settings:
         "Default |got - expected| <= atol + rtol * |expected| per dtype; a puzzle may override it.")
     mismatch_rows: int = _setting(5, "Rows of index | got | expected shown in a mismatch report.")
     offsets_shown: int = _setting(8, "Offending element offsets listed in an out-of-bounds report.")
-    compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities every kernel is compiled for.")
+    compile_targets: tuple = _setting((80, 90), "NVIDIA compute capabilities every kernel is compiled for: the "
+                                                "newest to the end, ptxas included, the others through their "
+                                                "TritonGPU passes.")
     kernel_output_chars: int = _setting(2000, "Characters of a kernel's own printing kept in a failure report.")
     puzzle_timeout_s: float = _setting(60.0, "Wall-clock limit for compiling and running one puzzle's cases.")
     profile_timeout_s: float = _setting(10.0, "Wall-clock limit for interpreting a passing kernel's sampled "
