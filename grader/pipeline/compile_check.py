@@ -186,7 +186,8 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     The first launch (of the launches: the arguments of each case's launches, [(case index, args)]) is
     compiled to the end, ptxas included, for the newest target (the GPU stage's machines), and through the
     TritonGPU passes for the older ones (lower_kernel: where targets differ, at a fifth of the cost; their
-    LLVM lowering and ptxas would repeat the newest target's checks), and every other launch is traced through
+    LLVM lowering and ptxas would repeat the newest target's checks, but for hand-written PTX an older GPU
+    lacks, tl.inline_asm_elementwise's), and every other launch is traced through
     the front of the compiler, which is where other block sizes, dtypes or ints equal to 1 go wrong (a branch
     that gives a value two shapes, a tl.dot below 16). The target of `benchmark` ((target, args, config): the
     GPU stage's first launch) is compiled to the end as that launch instead (what it asks of an SM is the
