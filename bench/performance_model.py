@@ -209,6 +209,7 @@ def spearman(xs, ys):
 
 
 def table(measured_path, rows):
+    import triton
     measured = json.loads(Path(measured_path).read_text())
     runs = json.loads((ROOT / "bench" / "results" / "gpu-constants-h100.json").read_text())["runs"]
     constants = {"device": runs[0]["device"]}
@@ -229,8 +230,8 @@ def table(measured_path, rows):
              f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
              f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
              f"(gpu-constants-h100.json; performance.py's table): {CONSTANTS}. Predicted: the check's performance "
-             "stage for an H100, on this machine, with the configuration the GPU stage chose (the fastest of the "
-             "kernel's). Raw data: performance-model-h100.json.", "",
+             f"stage for an H100, on this machine, with Triton {triton.__version__}, with the configuration the GPU "
+             "stage chose (the fastest of the kernel's). Raw data: performance-model-h100.json.", "",
              "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
     totals = []
     for puzzle in dict.fromkeys(r["puzzle"] for r in rows):

@@ -100,6 +100,75 @@ def test_a_row_read_three_times_is_counted_and_named_with_its_lines():
     assert any("reads its part of x 3.0 times" in advice for advice in performance.advice)
 
 
+def test_lanes_laid_along_an_axis_the_compiler_chose_are_grouped_along_it():
+    rows, cols = np.meshgrid(np.arange(4), np.arange(64), indexing="ij")
+    addresses = (4 * (rows + 1024 * cols)).astype(np.int64)  # contiguous along axis 0, the lanes along axis 1
+    lanes, sectors, ideal, requests = traffic.warp_requests(addresses, np.ones(addresses.shape, bool), 4, lane_axis=1)
+    assert (lanes, sectors, ideal, requests) == (256, 256, 32, 8)  # 8 requests of 32 columns: a sector a lane
+    assert traffic.warp_requests(addresses, np.ones(addresses.shape, bool), 4)[1] == 64  # 4 floats a lane, 16 bytes
+
+
+
+def test_the_lanes_of_each_load_and_store_are_read_from_the_tritongpu_ir():
+    from grader.pipeline.compile_check import lane_axes
+    ttgir = textwrap.dedent("""\
+        #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+        #blocked1 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+        #blocked2 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+        #loc = loc("/k/kernel_0.py":5:0)
+        module {
+            %a = tt.load %p, %m : tensor<128x!tt.ptr<f32>, #blocked1> loc(#loc3)
+            %b = tt.load %q : tensor<32x64x!tt.ptr<f16>, #blocked2> loc(#loc4)
+            %c = ttg.async_copy_global_to_local %r, %buf : tensor<64x32x!tt.ptr<f16>, #blocked> -> !ttg.memdesc<64x32xf16> loc(#loc5)
+            tt.store %s, %v, %m2 : tensor<64x32x!tt.ptr<f32>, #blocked> loc(#loc6)
+        } loc(#loc)
+        #loc1 = loc("/k/kernel_0.py":12:8)
+        #loc2 = loc("/k/kernel_1.py":3:4)
+        #loc3 = loc("x"(#loc1))
+        #loc4 = loc(#loc1)
+        #loc5 = loc(callsite(#loc2 at #loc1))
+        #loc6 = loc("out"(#loc7))
+        #loc7 = loc(fused[#loc1, #loc2])
+        """)
+    # The 1-D load has one axis anyway; the tile whose lanes spread over two axes is left to the addresses.
+    assert lane_axes(ttgir) == [["/k/kernel_1.py", 3, "load", 0], ["/k/kernel_0.py", 12, "store", 0]]
+    aliased = ttgir.replace("#blocked2> loc(#loc4)", "#blocked> loc(#loc4)")
+    assert ["/k/kernel_0.py", 12, "load", 0] in lane_axes(aliased)
+
+
+def test_a_store_is_counted_as_the_compiled_kernel_lays_its_lanes(tmp_path):
+    """A tile held transposed, whose column offsets are scaled by a run-time 1: the compiler cannot prove the
+    columns contiguous and chooses the lanes' axis itself (Triton 3.9 along the rows, a sector a lane; Triton 3.6
+    along the columns). The profile follows the compile, whichever it is, not the addresses."""
+    from grader.pipeline.compile_check import compile_resources
+    path = tmp_path / "transposed_tile.py"
+    path.write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def outer_add_kernel(x_ptr, y_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+            one = 1 + N // (N + 1)
+            rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+            cols = (tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)) * one
+            x = tl.load(x_ptr + rows, mask=rows < M)
+            y = tl.load(y_ptr + cols, mask=cols < N)
+            mask = (cols[:, None] < N) & (rows[None, :] < M)
+            tl.store(out_ptr + cols[:, None] + rows[None, :] * N, y[:, None] + x[None, :], mask=mask)
+        """))
+    puzzle = COURSE.puzzle("outer_add")
+    kernel, file = load_kernel(path, puzzle.kernel)
+    plan = traffic.Plan(kernel, puzzle, [], {"kwargs": {"BLOCK_M": 32, "BLOCK_N": 128}, "num_warps": 4})
+    resources = compile_resources(kernel, plan.args, 90, plan.config)
+    [(_, line, _, axis)] = [lane for lane in resources["lanes"] if lane[2] == "store"]
+    counters = traffic.profile(kernel, plan, resources, {file})
+    store = next(site for site in counters["sites"] if site["access"] == "store")
+    assert store["line"] == line == 13
+    per_request = (store["sectors"] / store["requests"], store["ideal_sectors"] / store["requests"])
+    assert per_request == ((32, 4) if axis == 1 else (16, 16))
+
+
 def test_an_uncoalesced_store_is_found_at_its_line(tmp_path):
     variant = ROOT / "bench" / "variants" / "outer_add" / "column_strips.py"
     chosen = {"kwargs": {"BLOCK_M": 1024, "BLOCK_N": 1}, "num_warps": 4}

@@ -129,7 +129,46 @@ def compile_resources(kernel, args, target, config):
     spills = re.search(r"(\d+) bytes spill stores", report.getvalue())
     return {"registers": int(registers.group(1)) if registers else None,
             "spills": int(spills.group(1)) if spills else 0,
-            "shared": int(binary.metadata.shared), "num_warps": int(binary.metadata.num_warps)}
+            "shared": int(binary.metadata.shared), "num_warps": int(binary.metadata.num_warps),
+            "lanes": lane_axes(binary.asm.get("ttgir", ""))}
+
+
+BLOCKED_LAYOUT = re.compile(r"^#(blocked\d*) = #ttg\.blocked<\{sizePerThread = \[[\d, ]*\], threadsPerWarp = "
+                            r"\[([\d, ]*)\], warpsPerCTA = \[[\d, ]*\], order = \[([\d, ]*)\]", re.M)
+MEMORY_OP = re.compile(r"\b(tt\.load|tt\.store|ttg\.async_copy_global_to_local) .*?: tensor<[\dx]+x!tt\.ptr<[^>]*>, "
+                       r"#(blocked\d*)>.*\bloc\(#(loc\d*)\)\s*$")
+
+
+def lane_axes(ttgir):
+    """[[file, line, "load" or "store", axis]]: for every load and store of multi-dimensional blocks in a
+    TritonGPU module (its text), the axis along which the compiler lays a warp's 32 lanes, where all of them lie
+    along one axis. The compiler decides it from what it can prove of the addresses (a stride it does not know
+    hides their contiguity), which the addresses the interpreter sees do not tell."""
+    axes = {}
+    for name, threads, order in BLOCKED_LAYOUT.findall(ttgir):
+        threads, order = [int(t) for t in threads.split(",")], [int(o) for o in order.split(",")]
+        if len(order) > 1 and threads[order[0]] == 32:
+            axes[name] = order[0]
+    locations = dict(re.findall(r"^#(loc\d*) = (loc\(.*\))\s*$", ttgir, re.M))
+    found = []
+    for line in ttgir.splitlines():
+        op = MEMORY_OP.search(line)
+        if op and op.group(2) in axes:
+            place = _source_place(op.group(3), locations)
+            if place:
+                found.append([*place, "store" if op.group(1) == "tt.store" else "load", axes[op.group(2)]])
+    return found
+
+
+def _source_place(name, locations, depth=0):
+    """(file, line) a location of a TritonGPU module points at, through aliases, names, call sites (the callee's
+    own line, as the interpreter reports an access in a @jit helper) and fusions (the first), or None."""
+    text = locations.get(name, "")
+    direct = re.match(r'loc\("([^"]+)":(\d+):\d+\)', text)
+    if direct:
+        return direct.group(1), int(direct.group(2))
+    inner = re.match(r'loc\((?:"[^"]*"\(|callsite\(|fused\[)?#(loc\d*)', text)
+    return _source_place(inner.group(1), locations, depth + 1) if inner and depth < 16 else None
 
 
 def trace_kernel(kernel, args, target):

@@ -9,8 +9,10 @@ values are never looked at, only the addresses.
 
 For every load and store, by its line in the kernel: how many lanes were active, the bytes they moved, and the
 32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
-is 32 lanes of the block in the order the compiler lays them out: along the dimension whose addresses are
-contiguous, each lane holding up to 16 bytes of consecutive elements. For every element a program reads again,
+is 32 lanes of the block in the order the compiler lays them out: along the dimension the sm_90 compile's
+TritonGPU IR gives them (compile_check.lane_axes: the compiler decides it from the contiguity it can prove,
+and Triton versions decide differently), else along the dimension whose addresses are contiguous, each lane
+holding up to 16 bytes of consecutive elements. For every element a program reads again,
 how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
 running at once moved meanwhile). For every tl.dot, its shape and operand types. How many elements went through
 an exponential, and through the other arithmetic on the values. For every reduction (tl.sum, tl.max,
@@ -78,10 +80,12 @@ class TrafficRecorder(MemoryChecker):
     # every pointer through the arithmetic would cost a sixth of the profile.
     tags_pointers = False
 
-    def __init__(self, regions, files, seconds=math.inf):
+    def __init__(self, regions, files, seconds=math.inf, lanes=()):
         super().__init__(regions, 0, (1, 1, 1), 1)
         self.seconds, self.deadline = seconds, time.monotonic() + seconds
         self.files = set(files)
+        # (file, line, access) -> the axis the compiled kernel lays a warp's lanes along (compile_check.lane_axes)
+        self.lane_axes = {(file, line, access): axis for file, line, access, axis in lanes}
         self.sites = {}  # (line, access, tensor) -> counters
         self.dots = {}  # (line, m, n, k, a dtype, b dtype, precision) -> executions
         self.touched = {}  # (tensor, access) -> Footprint of the current program
@@ -106,10 +110,14 @@ class TrafficRecorder(MemoryChecker):
         if region is None or not region.contains(addresses[active]).all():
             raise ProfileError(f"a {access} reaches outside {region.name if region else 'every tensor argument'} "
                                "at the benchmark size")
-        site = self.sites.setdefault((self._line(), access, region.name),
+        file, line = self._place()
+        site = self.sites.setdefault((line, access, region.name),
                                      {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
                                       "requests": 0})
-        lanes, sectors, ideal, requests = self._warp_requests(addresses, active, region.itemsize)
+        axis = self.lane_axes.get((file, line, access))
+        lanes, sectors, ideal, requests = self._warp_requests(addresses, active, region.itemsize,
+                                                              axis if axis is not None and axis < addresses.ndim
+                                                              else None)
         site["executions"] += 1
         site["lanes"] += lanes
         site["bytes"] += lanes * region.itemsize
@@ -127,14 +135,15 @@ class TrafficRecorder(MemoryChecker):
                     self.rereads[key] = self.rereads.get(key, 0) + int(count) * region.itemsize
         self.moved += lanes * region.itemsize
 
-    def _warp_requests(self, addresses, active, itemsize):
+    def _warp_requests(self, addresses, active, itemsize, lane_axis):
         """warp_requests, remembered by the pattern of the addresses: a loop walks its tiles with the same pattern
         shifted (sectors and lanes do not change when every address moves by a whole number of sectors)."""
         first = int(addresses.flat[0])
-        key = (itemsize, addresses.shape, first % SECTOR_BYTES, (addresses - first).tobytes(), active.tobytes())
+        key = (itemsize, addresses.shape, first % SECTOR_BYTES, (addresses - first).tobytes(), active.tobytes(),
+               lane_axis)
         counts = self.patterns.get(key)
         if counts is None:
-            counts = warp_requests(addresses, active, itemsize)
+            counts = warp_requests(addresses, active, itemsize, lane_axis)
             if len(self.patterns) < PATTERNS_KEPT:
                 self.patterns[key] = counts
         return counts
@@ -144,10 +153,14 @@ class TrafficRecorder(MemoryChecker):
 
     def _line(self):
         """The line of the kernel (or of its @jit helper) that issued the access."""
-        frame = sys._getframe(2)
+        return self._place(1)[1]
+
+    def _place(self, skipped=0):
+        """(file, line) of the kernel (or of its @jit helper) that issued the access."""
+        frame = sys._getframe(2 + skipped)
         while frame is not None and frame.f_code.co_filename not in self.files:
             frame = frame.f_back
-        return frame.f_lineno if frame is not None else None
+        return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
 
     def end_program(self):
         for key, footprint in self.touched.items():
@@ -250,12 +263,14 @@ class Footprint:
         return int(np.count_nonzero(self.last[self.low:self.high + 1])) * self.region.itemsize
 
 
-def warp_requests(addresses, active, itemsize):
+def warp_requests(addresses, active, itemsize, lane_axis=None):
     """(active lanes, sectors touched, fewest sectors that hold the same distinct bytes, warp requests) of one
-    access, its lanes grouped into warp requests as the compiler would lay them out."""
+    access, its lanes grouped into warp requests as the compiler lays them out: along `lane_axis` where the
+    compiled kernel says (compile_check.lane_axes), else along the axis whose addresses are contiguous, as a
+    compiler that can prove it does."""
     if addresses.ndim == 0:
         return 1, 1, 1, 1
-    fastest = _contiguous_axis(addresses, itemsize)
+    fastest = _contiguous_axis(addresses, itemsize) if lane_axis is None else lane_axis
     addresses = np.moveaxis(addresses, fastest, -1)
     active = np.moveaxis(active, fastest, -1)
     run = addresses.shape[-1]
@@ -320,7 +335,7 @@ def profile(kernel, plan, resources, files, seconds=math.inf):
     from .interpret import interpreting, launch, python_function
 
     fn = python_function(kernel)
-    recorder = TrafficRecorder(plan.regions, files, seconds)
+    recorder = TrafficRecorder(plan.regions, files, seconds, resources.get("lanes", ()) if resources else ())
     programs = sampled_programs(plan.grid)
     with interpreting([fn.__globals__]), np.errstate(all="ignore"):
         for program in programs:
