@@ -226,9 +226,9 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     compiled to the end, ptxas included, for the newest target (the GPU stage's machines), and through the
     TritonGPU passes for the older ones (lower_kernel: where targets differ, at a fifth of the cost; their
     LLVM lowering and ptxas would repeat the newest target's checks, but for hand-written PTX an older GPU
-    lacks, tl.inline_asm_elementwise's), and every other launch is traced through
-    the front of the compiler, which is where other block sizes, dtypes or ints equal to 1 go wrong (a branch
-    that gives a value two shapes, a tl.dot below 16). The target of `benchmark` ((target, args, config): the
+    lacks, tl.inline_asm_elementwise's), and every other launch is traced through the front of the compiler,
+    which is where other block sizes, dtypes or ints equal to 1 go wrong (a branch that gives a value two
+    shapes, a tl.dot below 16). The target of `benchmark` ((target, args, config): the
     GPU stage's first launch) is compiled to the end as that launch instead (what it asks of an SM is the
     resources, compile_resources), or as the first launch if the compiler rejects that configuration. The
     front of the compiler differs between targets only in the float8 types it accepts, more of them the newer
@@ -239,8 +239,7 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     With `fork` (a core to spare), the first launch's compiles, the slow part, run in forked processes while
     this one traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation
     of the cases, which patches Triton and so cannot share a process with a compile): they then cost little
-    time.
-    Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
+    time. Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
     """
     start = _forked if fork else _now
     benchmark_target = benchmark[0] if benchmark is not None and benchmark[0] in targets else None
