@@ -74,6 +74,27 @@ def test_the_sampled_programs_are_the_first_the_middle_of_every_axis_and_the_las
     assert traffic.sampled_programs((1, 1, 1)) == [(0, 0, 0)]
 
 
+def test_the_middle_program_is_run_only_where_the_first_and_the_last_differ():
+    uniform, _ = profiled(ROOT / "solutions" / "attention.py", "attention")
+    assert uniform["programs"] == [[0, 0, 0], [31, 127, 0]]
+    growing, performance = profiled(ROOT / "solutions" / "causal_attention.py", "causal_attention")
+    assert growing["programs"] == [[0, 0, 0], [31, 127, 0], [16, 64, 0]]
+    # Program (m, h) of causal attention reads the key tiles up to its diagonal: m + 1 of BLOCK_M / BLOCK_N keys.
+    config = performance.config["kwargs"]
+    tiles = sum(s["executions"] for s in growing["sites"] if s["tensor"] == "k")  # masked or not, two lines
+    assert tiles == (1 + 32 + 17) * config["BLOCK_M"] // config["BLOCK_N"]
+
+
+def test_a_footprint_counts_each_element_once_and_how_far_back_it_was_read():
+    region = traffic.ProfileRegion("x", __import__("torch").empty(1 << 20))
+    footprint = traffic.Footprint(region)
+    at = lambda *elements: region.base + 4 * np.array(elements, dtype=np.int64)  # noqa: E731
+    assert footprint.add(at(7, 7, 7, 8), moved=1).size == 0  # a broadcast: one element read by three lanes
+    assert footprint.distinct_bytes() == 8
+    assert footprint.add(at(8, 9, (1 << 20) - 1), moved=17).tolist() == [16]  # 8 again, 16 bytes later
+    assert footprint.distinct_bytes() == 16
+
+
 # --- counters of whole kernels ----------------------------------------------------------------------------------
 
 def test_vector_add_reads_each_input_once_and_writes_the_output_once():
@@ -81,9 +102,10 @@ def test_vector_add_reads_each_input_once_and_writes_the_output_once():
     block = performance.config["kwargs"]["BLOCK_SIZE"]
     sites = {(s["access"], s["tensor"]): s for s in counters["sites"]}
     assert set(sites) == {("load", "x"), ("load", "y"), ("store", "out")}
+    assert counters["programs"] == [[0, 0, 0], [32767, 0, 0]]  # the first and the last do the same work
     for site in sites.values():
-        assert site["executions"] == 3 and site["lanes"] == 3 * block and site["bytes"] == 12 * block
-        assert site["sectors"] == site["ideal_sectors"] == 3 * block * 4 // 32
+        assert site["executions"] == 2 and site["lanes"] == 2 * block and site["bytes"] == 8 * block
+        assert site["sectors"] == site["ideal_sectors"] == 2 * block * 4 // 32
     tensors = {t["name"]: t for t in performance.tensors}
     assert tensors["x"]["times_read"] == pytest.approx(1.0) and tensors["x"]["shared_by"] == pytest.approx(1.0)
     assert tensors["out"]["written"] == pytest.approx(4 * 33554432)
@@ -225,13 +247,13 @@ def test_spills_beyond_the_l2_go_to_dram_and_back():
 
 def test_exponentials_are_counted():
     counters, _ = profiled(ROOT / "solutions" / "softmax.py", "softmax")
-    assert counters["special"] == 3 * 4096  # one exponential per element of each sampled row
+    assert counters["special"] == 2 * 4096  # one exponential per element of each sampled row (2 rows)
 
 
 def test_arithmetic_on_the_values_is_counted_and_on_the_addresses_not(tmp_path):
     counters, _ = profiled(ROOT / "solutions" / "softmax.py", "softmax")
-    # Each element of the 3 sampled rows: reduced by tl.max, less the max, reduced by tl.sum, divided by the sum.
-    assert counters["arithmetic"] == 3 * 4 * 4096
+    # Each element of the 2 sampled rows: reduced by tl.max, less the max, reduced by tl.sum, divided by the sum.
+    assert len(counters["programs"]) == 2 and counters["arithmetic"] == 2 * 4 * 4096
     source = (ROOT / "solutions" / "attention.py").read_text()
     zeroed = source.replace("k = tl.load(k_ptr + kv_offsets)\n",
                             "k = tl.where(keys[:, None] < N, tl.load(k_ptr + kv_offsets), 0.0)\n")
@@ -243,15 +265,16 @@ def test_arithmetic_on_the_values_is_counted_and_on_the_addresses_not(tmp_path):
     config, sizes = performance.config["kwargs"], performance.sizes
     # One tl.where of floats per element of each key tile; its comparison of key indices is the mask's, not counted.
     tiles = sizes["N"] // config["BLOCK_N"]
-    assert counters["arithmetic"] - plain["arithmetic"] == 3 * tiles * config["BLOCK_N"] * sizes["D"]
+    assert len(counters["programs"]) == len(plain["programs"]) == 2
+    assert counters["arithmetic"] - plain["arithmetic"] == 2 * tiles * config["BLOCK_N"] * sizes["D"]
 
 
 def test_the_exponentials_and_the_other_arithmetic_share_the_time_between_the_dots():
     counters, performance = profiled(ROOT / "solutions" / "attention.py", "attention")
     spec = GPUS["H100"]
-    programs = performance.programs
-    exponentials = counters["special"] * programs / 3 / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
-    arithmetic = counters["arithmetic"] * programs / 3 / (spec.alu_per_sm_clock * spec.sms * spec.clock_hz)
+    per_program = performance.programs / len(counters["programs"])
+    exponentials = counters["special"] * per_program / (spec.special_per_sm_clock * spec.sms * spec.clock_hz)
+    arithmetic = counters["arithmetic"] * per_program / (spec.alu_per_sm_clock * spec.sms * spec.clock_hz)
     assert exponentials > arithmetic  # attention's softmax: an exponential for every 6 other operations
     from grader.pipeline.interpret import python_function
     fn = python_function(load_kernel(ROOT / "solutions" / "attention.py", "attention_kernel")[0])
@@ -267,8 +290,8 @@ def test_each_reduction_is_counted_with_its_line_shape_and_axis():
     counters, performance = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
     block, chunks = performance.config["kwargs"]["BLOCK_N"], 4096 // performance.config["kwargs"]["BLOCK_N"]
     assert {r["line"]: (r["shape"], r["axis"], r["executions"]) for r in counters["reductions"]} == {
-        11: ([block], 0, 3), 12: ([block], 0, 3),  # before the loop, once in each of the 3 sampled programs
-        16: ([block], 0, 3 * chunks), 18: ([block], 0, 3 * chunks)}
+        11: ([block], 0, 2), 12: ([block], 0, 2),  # before the loop, once in each of the 2 sampled programs
+        16: ([block], 0, 2 * chunks), 18: ([block], 0, 2 * chunks)}
     counters, _ = profiled(ROOT / "solutions" / "attention.py", "attention")
     assert {(len(r["shape"]), r["axis"]) for r in counters["reductions"]} == {(2, 1)}  # the rows of a tile
 
@@ -277,7 +300,7 @@ def test_a_re_read_is_counted_with_the_bytes_the_program_moved_since():
     counters, _ = profiled(ROOT / "solutions" / "online_softmax.py", "online_softmax")
     # The second pass reads each chunk again after the whole row (16 KiB) was read, and the chunks before it
     # stored: 16 to 28 KiB later, all in the bucket of 2**14 bytes.
-    assert counters["rereads"] == [{"tensor": "x", "distance": 2 ** 14, "bytes": 3 * 4096 * 4}]
+    assert counters["rereads"] == [{"tensor": "x", "distance": 2 ** 14, "bytes": 2 * 4096 * 4}]
     counters, _ = profiled(ROOT / "solutions" / "vector_add.py", "vector_add")
     assert counters["rereads"] == []
 
@@ -300,7 +323,7 @@ def test_reductions_in_a_loop_across_sixteen_warps_are_latency_and_named_by_thei
     chosen = {"kwargs": {"BLOCK_N": 256}, "num_warps": 16}
     counters, slow = profiled(ROOT / "bench" / "variants" / "online_softmax" / "chunks_of_256_sixteen_warps.py",
                               "online_softmax", chosen)
-    looped = sorted({r["line"] for r in counters["reductions"] if r["executions"] > 3})
+    looped = sorted({r["line"] for r in counters["reductions"] if r["executions"] > len(counters["programs"])})
     assert slow.bound == "latency"
     assert f"reductions at lines {', '.join(map(str, looped))} run 16 times a program, each across its 16 " \
            "warps" in slow.advice[0]

@@ -2,8 +2,8 @@
 
 A correct kernel can still be slow, and most of why shows in its memory accesses. This stage launches the
 kernel at the puzzle's benchmark size with the launch configuration the GPU stage would time first, but runs
-only a few of its programs (the first, one in the middle, the last): on a GPU every program of these kernels
-does the same kind of work, so a few stand for all of them. The tensors are allocated and never filled (the
+only a few of its programs (the first and the last, and one in the middle where those two differ): on a GPU every
+program of these kernels does the same kind of work, so a few stand for all of them. The tensors are allocated and never filled (the
 pages a sampled program does not touch cost nothing), and a tl.dot returns its accumulator unchanged: the
 values are never looked at, only the addresses.
 
@@ -21,6 +21,7 @@ shared memory with a barrier. Runs in the sandboxed worker; what it returns is p
 grader checks (performance.py turns it into an estimate).
 """
 import math
+import mmap
 import sys
 import time
 from contextlib import contextmanager
@@ -67,8 +68,9 @@ class ProfileRegion:
 
 
 def sampled_programs(grid):
-    """The programs a profile runs: the first, the one in the middle of every axis and the last of a 3-D grid
-    (where the work grows along an axis, as in causal attention, the three average to the grid's mean)."""
+    """The programs a profile may run: the first, the one in the middle of every axis and the last of a 3-D grid
+    (where the work grows along an axis, as in causal attention, the three average to the grid's mean; where the
+    first and the last do the same work, the two stand for every program and the middle one is not run)."""
     chosen = [(0, 0, 0), tuple(size // 2 for size in grid), tuple(size - 1 for size in grid)]
     return list(dict.fromkeys(chosen))[:SAMPLED_PROGRAMS]
 
@@ -167,6 +169,13 @@ class TrafficRecorder(MemoryChecker):
             self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
         self.touched, self.moved = {}, 1
 
+    def work(self):
+        """Every counter so far, as one flat mapping: two programs did the same work when each added the same."""
+        counts = {("site", key, field): value for key, site in self.sites.items() for field, value in site.items()}
+        for name in ("dots", "unique", "rereads", "reductions"):
+            counts.update(((name, key), value) for key, value in getattr(self, name).items())
+        return {**counts, "special": self.special, "arithmetic": self.arithmetic}
+
     @contextmanager
     def installed(self):
         builder = interpreter.interpreter_builder
@@ -247,20 +256,32 @@ class Footprint:
 
     def __init__(self, region):
         self.region = region
-        self.last = np.zeros(region.nbytes // region.itemsize, np.int64)  # pages never touched are never zeroed
-        self.low, self.high = len(self.last), -1
+        elements = region.nbytes // region.itemsize
+        # Anonymous memory whose pages are zeroed when first touched, never read whole: a program touches a few
+        # rows of a large tensor, and in huge pages (numpy asks for them for large arrays) each row would cost 2 MB
+        # to zero instead of 4 kB.
+        pages = mmap.mmap(-1, max(elements, 1) * 8)
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            pages.madvise(mmap.MADV_NOHUGEPAGE)
+        self.last = np.frombuffer(pages, np.int64, elements)
+        self.distinct = 0
 
     def add(self, addresses, moved):
         """Mark the elements at `addresses` touched when the program had moved `moved` bytes; returns, for each
         one touched before, the bytes the program moved since."""
         elements = (addresses - self.region.base) // self.region.itemsize
         before = self.last[elements]
+        fresh = elements[before == 0]
+        if fresh.size:
+            # Each fresh element keeps exactly one of the marks written to it, however often it repeats here.
+            marks = -np.arange(1, fresh.size + 1)
+            self.last[fresh] = marks
+            self.distinct += int(np.count_nonzero(self.last[fresh] == marks))
         self.last[elements] = moved
-        self.low, self.high = min(self.low, int(elements.min())), max(self.high, int(elements.max()))
         return moved - before[before > 0]
 
     def distinct_bytes(self):
-        return int(np.count_nonzero(self.last[self.low:self.high + 1])) * self.region.itemsize
+        return self.distinct * self.region.itemsize
 
 
 def warp_requests(addresses, active, itemsize, lane_axis=None):
@@ -336,12 +357,22 @@ def profile(kernel, plan, resources, files, seconds=math.inf):
 
     fn = python_function(kernel)
     recorder = TrafficRecorder(plan.regions, files, seconds, resources.get("lanes", ()) if resources else ())
-    programs = sampled_programs(plan.grid)
+    sampled = sampled_programs(plan.grid)
+    programs, after = [], [{}]  # after: the counters after each program run
     with interpreting([fn.__globals__]), np.errstate(all="ignore"):
-        for program in programs:
+        for program in dict.fromkeys(sampled[:1] + sampled[-1:] + sampled[1:-1]):  # the first, the last, the middle
+            if len(programs) == 2 and _added(after[0], after[1]) == _added(after[1], after[2]):
+                break  # the first and the last program did the same work
             launch(kernel, plan.bound, plan.grid, [program], recorder, files)
             recorder.end_program()
+            programs.append(program)
+            after.append(recorder.work())
     return {"programs": [list(p) for p in programs], "resources": resources, **recorder.counters()}
+
+
+def _added(before, after):
+    """What one program added to the counters."""
+    return {key: value - before.get(key, 0) for key, value in after.items() if value != before.get(key, 0)}
 
 
 def launch_config(puzzle, configs, params, chosen=None):
