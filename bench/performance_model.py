@@ -8,11 +8,13 @@
   python bench/performance_model.py predict OUT.json    anywhere: the check's estimate of each measured kernel,
                                                         with the configuration the GPU stage chose, then the
                                                         table and its totals in bench/results/
+  python bench/performance_model.py table OUT.json      the table again from the last predictions
 
 The corpus: solutions/, bench/variants/<puzzle>/*.py (slow in one named way each) and the first ALTERNATIVES of
 tests/alternatives/<puzzle>/. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
 rank correlation >= 0.9 of variants by time; matmul and attention >= 0.8.
 """
+import itertools
 import json
 import shutil
 import statistics
@@ -24,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 ALTERNATIVES = 4
+MEASURED_APART = 0.10  # a pair closer than this is not counted as ordered either way
 COMPUTE_BOUND = ("matmul", "matmul_epilogue", "attention", "causal_attention")
 
 
@@ -208,8 +211,22 @@ def spearman(xs, ys):
     return cov / var if var else float("nan")
 
 
-def table(measured_path, rows):
-    import triton
+def misordered(rows, apart):
+    """(pairs the estimate does not order as measured, pairs measured more than `apart` apart): which of the
+    pairs the GPU tells apart the estimate gets wrong, where a Spearman under 1 is also lowered by kernels measured
+    within a few percent of each other (as good as tied) that the estimate predicts alike."""
+    wrong = total = 0
+    for a, b in itertools.combinations(rows, 2):
+        measured = a["time_s"] / b["time_s"]
+        if max(measured, 1 / measured) <= 1 + apart:
+            continue
+        total += 1
+        predicted = a["predicted_s"] / b["predicted_s"]
+        wrong += predicted == 1 or (measured > 1) != (predicted > 1)
+    return wrong, total
+
+
+def table(measured_path, rows, triton_version):
     measured = json.loads(Path(measured_path).read_text())
     runs = json.loads((ROOT / "bench" / "results" / "gpu-constants-h100.json").read_text())["runs"]
     constants = {"device": runs[0]["device"]}
@@ -230,7 +247,7 @@ def table(measured_path, rows):
              f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
              f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
              f"(gpu-constants-h100.json; performance.py's table): {CONSTANTS}. Predicted: the check's performance "
-             f"stage for an H100, on this machine, with Triton {triton.__version__}, with the configuration the GPU "
+             f"stage for an H100, on this machine, with Triton {triton_version}, with the configuration the GPU "
              "stage chose (the fastest of the kernel's). Raw data: performance-model-h100.json.", "",
              "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
     totals = []
@@ -246,11 +263,17 @@ def table(measured_path, rows):
         if len(mine) >= 2:
             errors = [abs(r["predicted_s"] / r["time_s"] - 1) for r in mine]
             totals.append((puzzle, len(mine), statistics.median(errors),
-                           spearman([r["time_s"] for r in mine], [r["predicted_s"] for r in mine])))
-    lines += ["", "## Totals", "", "| puzzle | kernels | median error | Spearman | target |", "|---|---:|---:|---:|---|"]
-    for puzzle, count, error, rho in totals:
+                           spearman([r["time_s"] for r in mine], [r["predicted_s"] for r in mine]),
+                           misordered(mine, MEASURED_APART)))
+    lines += ["", "## Totals", "",
+              f"Misordered: of the pairs of kernels measured more than {MEASURED_APART:.0%} apart, those the estimate "
+              "does not order as the GPU does (the other way round, or predicted alike). Pairs measured closer are "
+              "left out of that count (not of the Spearman, where kernels measured a few percent apart and "
+              "predicted alike count against the estimate).", "",
+              "| puzzle | kernels | median error | Spearman | misordered | target |", "|---|---:|---:|---:|---:|---|"]
+    for puzzle, count, error, rho, (wrong, apart) in totals:
         target = "Spearman >= 0.8" if puzzle in COMPUTE_BOUND else "median error <= 25%, Spearman >= 0.9"
-        lines.append(f"| {puzzle} | {count} | {error:.0%} | {rho:.2f} | {target} |")
+        lines.append(f"| {puzzle} | {count} | {error:.0%} | {rho:.2f} | {wrong} of {apart} | {target} |")
     memory = [r for r in rows if r["puzzle"] not in COMPUTE_BOUND and r["predicted_s"]]
     if memory:
         lines += ["", f"Memory-bound puzzles together: median error "
@@ -269,13 +292,16 @@ if __name__ == "__main__":
         print(json.dumps(gpu_constants()))
     elif mode == "measure":  # a third argument: the first folder to measure (a run cut short goes on from there)
         measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
-    elif mode == "table":  # the table again from the last predictions
-        rows = json.loads((ROOT / "bench" / "results" / "performance-model-h100.json").read_text())["predicted"]
-        print(table(path, rows))
+    elif mode == "table":  # the table again from the last predictions, into bench/results/
+        last = json.loads((ROOT / "bench" / "results" / "performance-model-h100.json").read_text())
+        (ROOT / "bench" / "results" / "performance-model-h100.md").write_text(
+            table(path, last["predicted"], last["triton"]))
     else:
+        import triton
         rows = predict(path)
         results = ROOT / "bench" / "results"
         (results / "performance-model-h100.json").write_text(json.dumps(
-            {"measured": json.loads(Path(path).read_text()), "predicted": rows}, indent=1))
-        (results / "performance-model-h100.md").write_text(table(path, rows))
+            {"measured": json.loads(Path(path).read_text()), "triton": triton.__version__, "predicted": rows},
+            indent=1))
+        (results / "performance-model-h100.md").write_text(table(path, rows, triton.__version__))
         print((results / "performance-model-h100.md").read_text())
