@@ -52,6 +52,12 @@ class CheckCache:
                                            "course": course_text}}
         return hashlib.sha256(json.dumps(checked, sort_keys=True, default=repr).encode()).hexdigest()
 
+    def recall(self, request, course_text=None):
+        """What earlier checks learned of `request` (a protocol.job, whose profile reads `course_text`), told to
+        the worker: the request then asks it only for what is not known."""
+        key = self.key(request, course_text if "profile" in request else None)
+        return Recalled(self, key, self.get(key), request)
+
     def get(self, key):
         """{"resources": what the benchmark's compile asks of an SM or None, "profile": the profile or None} when
         the compiler accepted this before, or None. An entry that is not what this class writes is ignored."""
@@ -76,6 +82,26 @@ class CheckCache:
             partial.replace(self.folder / f"{key}.json")
         except OSError:  # a read-only or full disk: the next check compiles again, nothing else changes
             pass
+
+
+class Recalled:
+    """What a check cache knew of one request (None: nothing), and what it keeps of the request's outcome."""
+
+    def __init__(self, cache, key, entry, request):
+        self.cache, self.key, self.entry = cache, key, entry
+        if entry:
+            request["compiled"] = {"resources": entry["resources"]}
+            if entry["profile"] is not None:  # nothing for the worker to profile either
+                request.pop("profile", None)
+
+    def complete(self, outcome):
+        """The worker's checked outcome with what was known added, and kept where the compiler accepted it."""
+        if self.entry and self.entry["profile"] is not None:
+            outcome["profile"] = self.entry["profile"]
+        elif not outcome["compile"]:
+            self.cache.put(self.key, self.entry["resources"] if self.entry else outcome.get("resources"),
+                           outcome.get("profile"))
+        return outcome
 
 
 def _argument(value):

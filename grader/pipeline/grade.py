@@ -155,31 +155,18 @@ def _run_jobs(course, items, settings, hidden=(), performance=False, spare_cores
     requests = {key: job(f"job{number}", puzzle, source, cases, settings, performance, spare_cores)
                 for number, (key, (puzzle, source, cases)) in enumerate(items.items())}
     course_text = course.path.read_text() if any("profile" in r for r in requests.values()) else None
-    kept, cache_keys = {}, {}
-    for key, request in requests.items():
-        cache_key = check_cache and check_cache.key(request, "profile" in request and course_text or None)
-        kept[key] = check_cache.get(cache_key) if cache_key else None
-        cache_keys[key] = cache_key
-        if kept[key]:
-            request["compiled"] = {"resources": kept[key]["resources"]}
-            if kept[key]["profile"] is not None:  # nothing for the worker to profile either
-                del request["profile"]
+    recalled = {key: check_cache.recall(request, course_text) for key, request in requests.items()} \
+        if check_cache else {}
     shared = ({"course": course_text, "course_path": str(course.path)}
               if any("profile" in r for r in requests.values()) else None)
     keys = {request["id"]: key for key, request in requests.items()}
     report = progress and (lambda job_id, done: progress(keys[job_id], done))
     answers = _ask_worker(list(requests.values()), {r["id"]: items[key][2] for key, r in requests.items()},
                           settings, hidden, report, shared)
-    outcomes = {}
-    for key, request in requests.items():
-        outcome = outcomes[key] = answers[request["id"]]
-        if isinstance(outcome, (Ending, MalformedResult)):
-            continue
-        if kept[key] and kept[key]["profile"] is not None:
-            outcome["profile"] = kept[key]["profile"]
-        elif cache_keys[key] and not outcome["compile"]:
-            check_cache.put(cache_keys[key], kept[key]["resources"] if kept[key] else outcome.get("resources"),
-                            outcome.get("profile"))
+    outcomes = {key: answers[request["id"]] for key, request in requests.items()}
+    for key, outcome in outcomes.items():
+        if key in recalled and not isinstance(outcome, (Ending, MalformedResult)):
+            recalled[key].complete(outcome)
     return outcomes
 
 
