@@ -5,6 +5,7 @@ import gc
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .course import CourseError, load_course
@@ -12,6 +13,7 @@ from .pipeline.results import SubmissionError  # not .load, which imports triton
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a command killed by SIGPIPE
+GPU_HELP = "the GPU the performance estimate is for: H100 (default), H200 or A100"
 
 
 def main(argv=None):
@@ -27,6 +29,7 @@ def main(argv=None):
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
     check.add_argument("--no-performance", dest="performance", action="store_false",
                        help="skip the estimate of how fast each passing kernel would run on a GPU")
+    check.add_argument("--gpu", default="H100", help=GPU_HELP)
     check.add_argument("--fresh", dest="check_cache", action="store_false",
                        help="compile and profile every kernel again, even one unchanged since an earlier check "
                             "(what checks keep is in $TRITON_COURSE_CACHE or ~/.cache/triton-course)")
@@ -73,6 +76,7 @@ def main(argv=None):
     inspect.add_argument("path")
     inspect.add_argument("--puzzle", required=True, metavar="ID")
     inspect.add_argument("--target", default="sm_90", choices=["sm_80", "sm_90"])
+    inspect.add_argument("--gpu", default="H100", help=GPU_HELP)
     leaderboard = commands.add_parser("leaderboard", help="a static page ranking bench results")
     leaderboard.add_argument("results", nargs="+", help="results JSON files written by `triton-course bench`")
     leaderboard.add_argument("--out", required=True, help="the directory of the page")
@@ -142,11 +146,21 @@ def _check(course, args):
     from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .pipeline.report import to_json, to_text
     # One student's puzzles in parallel on this machine's cores (a class grades its students in parallel instead).
-    report = grade_submission(course, args.path, args.puzzle, args.seed, workers=os.cpu_count() or 1,
+    report = grade_submission(course, args.path, args.puzzle, args.seed, settings=_estimating_for(args.gpu),
+                              workers=os.cpu_count() or 1,
                               performance=args.performance,
                               check_cache=CheckCache(default_folder()) if args.check_cache else None)
     print(to_json(report) if args.json else to_text(report, f"{course.title}: checking {args.path} on the CPU"))
     return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def _estimating_for(gpu):
+    """The settings of a command whose performance estimate is for `gpu`."""
+    from .pipeline.performance import GPUS
+    from .settings import DEFAULT
+    if gpu not in GPUS:
+        raise SubmissionError(f"--gpu {gpu}: the performance estimate knows {', '.join(GPUS)}")
+    return replace(DEFAULT, estimate_gpu=gpu)
 
 
 def _grade(course, args):
@@ -263,7 +277,8 @@ def _inspect(course, args):
         course.puzzle(args.puzzle)
     except KeyError as error:
         raise SubmissionError(error.args[0]) from None
-    print(inspect_kernel(course, args.path, args.puzzle, int(args.target.removeprefix("sm_"))))
+    print(inspect_kernel(course, args.path, args.puzzle, int(args.target.removeprefix("sm_")),
+                         _estimating_for(args.gpu)))
     return EXIT_PASS
 
 

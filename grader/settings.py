@@ -26,6 +26,8 @@ class Settings:
                                                 "TritonGPU passes.")
     kernel_output_chars: int = _setting(2000, "Characters of a kernel's own printing kept in a failure report.")
     puzzle_timeout_s: float = _setting(60.0, "Wall-clock limit for compiling and running one puzzle's cases.")
+    estimate_gpu: str = _setting("H100", "GPU the performance estimate is made for: H100, H200 or A100 (its "
+                                         "kernel compiled for that GPU's compute capability).")
     profile_timeout_s: float = _setting(10.0, "Wall-clock limit for interpreting a passing kernel's sampled "
                                               "programs at its benchmark size (the performance estimate).")
     memory_limit_bytes: int = _setting(8 * 2 ** 30, "Address-space limit of the worker process.")

@@ -11,7 +11,8 @@ import pytest
 
 from grader.course import load_course
 from grader.pipeline import traffic
-from grader.pipeline.performance import GPUS, _l2_missed, _reduction_s, estimate, warps_along
+from grader.pipeline.load import load_submission
+from grader.pipeline.performance import GPUS, _dot_rate, _l2_missed, _reduction_s, estimate, warps_along
 from grader.pipeline.protocol import MalformedResult, check_profile
 
 from conftest import ROOT
@@ -36,7 +37,7 @@ def profiled(path, puzzle_id, chosen=None, configs=()):
     counters = check_profile({"configs": list(configs), **traffic.profile(kernel, plan, resources, {file})})
     from grader.pipeline.interpret import python_function
     fn = python_function(kernel)
-    return counters, estimate(puzzle, fn.__code__.co_varnames[:fn.__code__.co_argcount], counters, chosen=chosen)
+    return counters, estimate(puzzle, fn.__code__.co_varnames[:fn.__code__.co_argcount], counters, "H100", chosen=chosen)
 
 
 # --- warp requests ----------------------------------------------------------------------------------------------
@@ -279,9 +280,10 @@ def test_the_exponentials_and_the_other_arithmetic_share_the_time_between_the_do
     from grader.pipeline.interpret import python_function
     fn = python_function(load_kernel(ROOT / "solutions" / "attention.py", "attention_kernel")[0])
     params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-    without = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 0})
+    without = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 0}, "H100")
     assert without.ceilings["compute"] == pytest.approx(performance.ceilings["compute"])
-    heavy = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 4 * counters["arithmetic"]})
+    heavy = estimate(COURSE.puzzle("attention"), params, {**counters, "arithmetic": 4 * counters["arithmetic"]},
+                     "H100")
     assert heavy.ceilings["compute"] == pytest.approx(
         performance.ceilings["compute"] - exponentials + 4 * arithmetic)
 
@@ -424,6 +426,37 @@ def test_check_json_has_a_performance_section_for_passing_puzzles_with_a_benchma
     text = subprocess.run([sys.executable, "-m", "grader.cli", "check", str(tmp_path), "--puzzle", "vector_add"],
                           cwd=ROOT, capture_output=True, text=True).stdout
     assert "How fast would it be?" in text and "of the roofline" in text
+
+
+def test_the_estimate_is_for_the_gpu_chosen_and_compiled_for_its_compute_capability(course):
+    from dataclasses import replace
+
+    from grader.pipeline.grade import grade_submission
+    from grader.pipeline.protocol import job
+    from grader.settings import DEFAULT
+    a100 = replace(DEFAULT, estimate_gpu="A100")
+    puzzle = course.puzzle("matmul")
+    source = load_submission(ROOT / "solutions" / "matmul.py", course, ["matmul"], DEFAULT)["matmul"].source
+    assert job("j", puzzle, source, [], DEFAULT, profile=True)["profile"]["target"] == 90
+    assert job("j", puzzle, source, [], a100, profile=True)["profile"]["target"] == 80
+    estimates = {gpu: grade_submission(course, ROOT / "solutions" / "matmul.py", ["matmul"], performance=True,
+                                       settings=replace(DEFAULT, estimate_gpu=gpu)).puzzle("matmul").performance
+                 for gpu in ("A100", "H100")}
+    assert estimates["A100"]["gpu"] == GPUS["A100"].name and estimates["H100"]["gpu"] == GPUS["H100"].name
+    assert estimates["A100"]["predicted_s"] > 1.3 * estimates["H100"]["predicted_s"]
+    # The A100 has no warpgroup MMA to miss: its tl.dot runs at its own rate whatever its warps.
+    dot = {"a": "fp16", "b": "fp16", "precision": "tf32", "m": 128}
+    assert _dot_rate(GPUS["A100"], dot, {"num_warps": 2}) == GPUS["A100"].float16_dot
+    assert _dot_rate(GPUS["H100"], dot, {"num_warps": 2}) < GPUS["H100"].float16_dot
+
+
+def test_an_unknown_gpu_is_named_with_the_ones_the_estimate_knows(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "grader.cli", "check", str(ROOT / "solutions"), "--puzzle",
+                           "vector_add", "--gpu", "B200"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "--gpu B200: the performance estimate knows H100, H200, A100" in done.stderr
+    from grader.notebook import check
+    with pytest.raises(ValueError, match="knows H100, H200, A100"):
+        check("vector_add", None, gpu="h100")
 
 
 def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():

@@ -6,13 +6,15 @@ which program touched which element; elsewhere it is text.
 """
 import threading
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from ..course import load_course
 from ..pipeline.grade import estimate_source, grade_loaded, load_kernel
-from ..pipeline.performance import DEFAULT_GPU, unavailable
+from ..pipeline.performance import GPUS, unavailable
 from ..pipeline.report import puzzle_text
+from ..settings import DEFAULT
 
 EARLY_PUZZLES = 3  # the puzzles whose failures always come with a picture of the memory accesses
 
@@ -28,14 +30,18 @@ def _display():
     return (display, HTML) if shell is not None and getattr(shell, "kernel", None) is not None else None
 
 
-def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=True):
+def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=True, gpu=DEFAULT.estimate_gpu):
     """Grade `kernel` on every case of the puzzle in a sandboxed worker; show what happened; return the result.
 
     picture=True draws which program touched which element for the first case even when it passes.
-    performance=True estimates, for a passing kernel of a puzzle with a GPU benchmark, how fast it would run. In
-    a Jupyter kernel the verdict is shown (and check returns) as soon as the cases are graded, and the estimate
-    joins it when it comes, from a worker of its own: result.performance is None until then.
+    performance=True estimates, for a passing kernel of a puzzle with a GPU benchmark, how fast it would run on
+    `gpu` ("H100", "H200" or "A100"). In a Jupyter kernel the verdict is shown (and check returns) as soon as the
+    cases are graded, and the estimate joins it when it comes, from a worker of its own: result.performance is
+    None until then.
     """
+    if gpu not in GPUS:
+        raise ValueError(f"check(..., gpu={gpu!r}): the estimate knows {', '.join(GPUS)}")
+    settings = replace(DEFAULT, estimate_gpu=gpu)
     course = course or load_course()
     puzzle = course.puzzle(puzzle_id)
     early = [p.id for p in course.puzzles[:EARLY_PUZZLES]]
@@ -54,7 +60,7 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     with warnings.catch_warnings():  # a test cell with anything on stderr scores 0 under nbgrader
         warnings.simplefilter("ignore")
         loaded = load_kernel(puzzle, kernel)
-        result = grade_loaded(puzzle, loaded, seed, course=course, pictures=pictures, progress=progress,
+        result = grade_loaded(puzzle, loaded, seed, settings, course=course, pictures=pictures, progress=progress,
                               performance=performance and not later)
         source = loaded.source if later and result.status == "pass" else None
     if handle:
@@ -62,24 +68,24 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
         handle.update(HTML(puzzle_html(result, estimating=source is not None)))
         print(puzzle_text(result).splitlines()[0])  # a line of text too: for logs, nbgrader and screen readers
         if source is not None:
-            threading.Thread(target=_estimate_into, args=(result, puzzle, source, course, handle, HTML),
+            threading.Thread(target=_estimate_into, args=(result, puzzle, source, course, settings, handle, HTML),
                              daemon=True).start()
     else:
         print(puzzle_text(result))
     return result
 
 
-def _estimate_into(result, puzzle, source, course, handle, HTML):
+def _estimate_into(result, puzzle, source, course, settings, handle, HTML):
     """The performance estimate of a passing kernel, put into its result and its report when it comes. It must not
     write to stderr: by then another cell may be running (an nbgrader test cell with anything on stderr scores 0),
     and warnings' filters cannot be changed from a thread without racing the cell's own check()."""
     from .feedback import puzzle_html
     try:
         with np.errstate(all="ignore"):
-            performance = estimate_source(puzzle, source, course)
+            performance = estimate_source(puzzle, source, course, settings)
     except Exception as error:  # the verdict stands; the panel says why there is no estimate
-        performance = unavailable(puzzle, DEFAULT_GPU, f"the estimate failed ({type(error).__name__}: {error})"
-                                  ).to_dict()
+        performance = unavailable(puzzle, settings.estimate_gpu,
+                                  f"the estimate failed ({type(error).__name__}: {error})").to_dict()
     result.performance = performance
     try:
         handle.update(HTML(puzzle_html(result)))

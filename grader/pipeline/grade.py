@@ -17,7 +17,7 @@ from ..course import PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
-from .performance import DEFAULT_GPU, estimate, unavailable
+from .performance import estimate, unavailable
 from .protocol import MalformedResult, check_outcome, job, read_result
 from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
@@ -208,10 +208,10 @@ def estimate_source(puzzle, source, course, settings=DEFAULT):
     outcome = _run_jobs(course, {puzzle.id: (puzzle, source, [])}, settings, performance=True)[puzzle.id]
     if isinstance(outcome, (Ending, MalformedResult)):
         why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
-        return unavailable(puzzle, DEFAULT_GPU, f"the estimate's worker failed ({why})").to_dict()
+        return unavailable(puzzle, settings.estimate_gpu, f"the estimate's worker failed ({why})").to_dict()
     if outcome.get("profile") is None:
-        return unavailable(puzzle, DEFAULT_GPU, "the worker sent no profile").to_dict()
-    return estimate(puzzle, source.params, outcome["profile"]).to_dict()
+        return unavailable(puzzle, settings.estimate_gpu, "the worker sent no profile").to_dict()
+    return estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu).to_dict()
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."
@@ -242,7 +242,8 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
                           puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
     if passed and "profile" in outcome:
         chosen = performance.get(puzzle.id) if isinstance(performance, dict) else None
-        result.performance = estimate(puzzle, source.params, outcome["profile"], chosen=chosen).to_dict()
+        result.performance = estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu,
+                                      chosen=chosen).to_dict()
     return result
 
 

@@ -49,6 +49,8 @@ class GPU:
     warps_per_sm: int = 64
     programs_per_sm: int = 32
     shared_per_sm: int = 233472
+    compute_capability: int = 90  # what the kernel is compiled for to read its registers, spills and layouts
+    warpgroup_mma: bool = True  # Hopper's wgmma, which a tl.dot of fewer than 4 warps or 64 rows cannot use
     source: str = ""
 
 
@@ -64,10 +66,9 @@ GPUS = {
     "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 0.08e-6, 717e12, 358e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="copy bandwidth and float16 matmul rate measured by the GPU stage on an H200"),
     "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 0.08e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
-                alu_per_sm_clock=64, shared_per_sm=167936,
+                alu_per_sm_clock=64, shared_per_sm=167936, compute_capability=80, warpgroup_mma=False,
                 source="datasheet (2.04 TB/s, 312 TFLOP/s float16) at 90% of it"),
 }
-DEFAULT_GPU = "H100"
 LAUNCH_S = 3e-6
 SECTOR = 32
 WARP = 32
@@ -112,9 +113,10 @@ def unavailable(puzzle, gpu, message):
                        error=message)
 
 
-def estimate(puzzle, params, profile, gpu=DEFAULT_GPU, chosen=None):
-    """The Performance of a kernel (its parameters `params`) from its checked profile (protocol.check_profile), made
-    with the configuration `chosen` if the profile was (traffic.launch_config)."""
+def estimate(puzzle, params, profile, gpu, chosen=None):
+    """The Performance on `gpu` (a key of GPUS) of a kernel (its parameters `params`) from its checked profile
+    (protocol.check_profile, made for that GPU's compute capability), made with the configuration `chosen` if the
+    profile was (traffic.launch_config)."""
     spec = GPUS[gpu]
     sizes = dict(puzzle.benchmark.sizes[0])
     if "error" in profile:
@@ -309,7 +311,7 @@ def _dot_rate(spec, dot, occupancy):
         rate = spec.tf32_dot
     else:
         return spec.float32_fma
-    if occupancy["num_warps"] % 4 or dot["m"] < 64:  # no warpgroup MMA: the older mma.sync path
+    if spec.warpgroup_mma and (occupancy["num_warps"] % 4 or dot["m"] < 64):  # the older mma.sync path instead
         rate *= MMA_V2_SHARE
     return rate
 

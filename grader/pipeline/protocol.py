@@ -11,6 +11,7 @@ import io
 import torch
 
 from .load.files import UnreadableFile, read_regular_file
+from .performance import GPUS
 from .results import printable
 
 ERROR_KINDS = ("out_of_bounds", "kernel_error", "out_of_memory")
@@ -35,7 +36,8 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
                               "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
-                              "seconds": settings.profile_timeout_s}
+                              "seconds": settings.profile_timeout_s,
+                              "target": GPUS[settings.estimate_gpu].compute_capability}
     return request
 
 

@@ -92,12 +92,13 @@ def run_puzzle(job, directory, course=None):
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
     plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
-    benchmark = (PROFILE_TARGET, plan.args, plan.config) if isinstance(plan, Plan) else None
+    benchmark = (job["profile"]["target"], plan.args, plan.config) if isinstance(plan, Plan) else None
     if not launches:  # the estimate alone, for a kernel whose cases already passed (a notebook's check)
         outcome = {"compile": [], "cases": []}
         if benchmark is not None:
-            plan_kernel = getattr(modules.load(f"_sm{PROFILE_TARGET}b"), job["kernel"])
-            resources = compile_resources(plan_kernel, benchmark[1], PROFILE_TARGET, benchmark[2])
+            target = benchmark[0]
+            plan_kernel = getattr(modules.load(f"_sm{target}b"), job["kernel"])
+            resources = compile_resources(plan_kernel, benchmark[1], target, benchmark[2])
             outcome["profile"] = _profile(getattr(modules.load(), job["kernel"]), plan, resources, modules,
                                           job["profile"]["seconds"])
         elif plan is not None:
@@ -128,9 +129,6 @@ def run_puzzle(job, directory, course=None):
     return outcome
 
 
-PROFILE_TARGET = 90  # the GPU stage's machines
-
-
 def _plan(job, modules, kernel, course):
     """The profile's Plan, or {"configs", "error"} when the launch cannot be made."""
     puzzle = course.puzzle(job["profile"]["puzzle"])
@@ -138,7 +136,7 @@ def _plan(job, modules, kernel, course):
     try:
         if job["profile"]["configs"] is not None:
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
-                                   [job["kernel"], puzzle.kernel], PROFILE_TARGET)
+                                   [job["kernel"], puzzle.kernel], job["profile"]["target"])
         plan = Plan(kernel, puzzle, configs, job["profile"].get("config"))
     except Exception as error:
         return {"configs": configs, "error": f"{type(error).__name__}: {error}"[:500]}
