@@ -5,10 +5,11 @@
                                                         kernel of the corpus (grouped into folders of one kernel
                                                         per puzzle, so one GPU-stage run times ten puzzles)
   python bench/performance_model.py constants           on a GPU machine: what performance.py's GPU table needs
-  python bench/performance_model.py predict OUT.json    anywhere: the check's estimate of each measured kernel,
-                                                        with the configuration the GPU stage chose, then the
-                                                        table and its totals in bench/results/
-  python bench/performance_model.py table OUT.json      the table again from the last predictions
+  python bench/performance_model.py predict OUT.json [GPU]  anywhere: the check's estimate for GPU (H100, H200) of
+                                                        each measured kernel, with the configuration the GPU
+                                                        stage chose, then the table and its totals in
+                                                        bench/results/performance-model-<gpu>.md
+  python bench/performance_model.py table OUT.json [GPU]  the table again from the last predictions
 
 The corpus: solutions/, bench/variants/<puzzle>/*.py (slow in one named way each) and the first ALTERNATIVES of
 tests/alternatives/<puzzle>/. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
@@ -167,9 +168,12 @@ def measure(out_path, first_folder=0):
             Path(out_path).write_text(json.dumps(results, indent=1))
 
 
-def predict(measured_path):
+def predict(measured_path, gpu):
+    from dataclasses import replace
+
     from grader.course import load_course
     from grader.pipeline.grade import grade_submission
+    from grader.settings import DEFAULT
 
     course = load_course()
     measured = json.loads(Path(measured_path).read_text())
@@ -178,6 +182,7 @@ def predict(measured_path):
         if kernel["status"] != "pass" or not kernel["time_s"]:
             continue
         report = grade_submission(course, ROOT / kernel["file"], [kernel["puzzle"]],
+                                  settings=replace(DEFAULT, estimate_gpu=gpu),
                                   performance={kernel["puzzle"]: kernel["config"]})
         result = report.puzzles[0]
         performance = result.performance or {}
@@ -226,9 +231,9 @@ def misordered(rows, apart):
     return wrong, total
 
 
-def table(measured_path, rows, triton_version):
+def table(measured_path, rows, triton_version, gpu):
     measured = json.loads(Path(measured_path).read_text())
-    runs = json.loads((ROOT / "bench" / "results" / "gpu-constants-h100.json").read_text())["runs"]
+    runs = json.loads((ROOT / "bench" / "results" / f"gpu-constants-{gpu.lower()}.json").read_text())["runs"]
     constants = {"device": runs[0]["device"]}
     CONSTANTS = "; ".join(
         f"{label} {', '.join(format(run[key] * scale, '.2f') for run in runs)} {unit}" for label, key, scale, unit in (
@@ -246,9 +251,9 @@ def table(measured_path, rows, triton_version):
     lines = ["# Predicted on the CPU against measured on the GPU", "",
              f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
              f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
-             f"(gpu-constants-h100.json; performance.py's table): {CONSTANTS}. Predicted: the check's performance "
-             f"stage for an H100, on this machine, with Triton {triton_version}, with the configuration the GPU "
-             "stage chose (the fastest of the kernel's). Raw data: performance-model-h100.json.", "",
+             f"(gpu-constants-{gpu.lower()}.json; performance.py's table): {CONSTANTS}. Predicted: the check's "
+             f"performance stage for an {gpu}, on this machine, with Triton {triton_version}, with the configuration "
+             f"the GPU stage chose (the fastest of the kernel's). Raw data: performance-model-{gpu.lower()}.json.", "",
              "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
     totals = []
     for puzzle in dict.fromkeys(r["puzzle"] for r in rows):
@@ -280,7 +285,7 @@ def table(measured_path, rows, triton_version):
                       f"{statistics.median(abs(r['predicted_s'] / r['time_s'] - 1) for r in memory):.0%}, Spearman "
                       f"{spearman([r['time_s'] for r in memory], [r['predicted_s'] for r in memory]):.2f} "
                       f"over {len(memory)} kernels."]
-    lines += ["", "Where and why the estimate misses, kernel by kernel: performance-model-h100-misses.md."]
+    lines += ["", "Where and why the estimate misses, kernel by kernel (both GPUs): performance-model-h100-misses.md."]
     skipped = [r for r in rows if not r["predicted_s"]]
     lines += [f"", "Not predicted: " + ("; ".join(f"{r['file']}: {r['error']}" for r in skipped) or "none") + "."]
     return "\n".join(lines) + "\n"
@@ -288,20 +293,21 @@ def table(measured_path, rows, triton_version):
 
 if __name__ == "__main__":
     mode, path = sys.argv[1], (sys.argv[2:] or [None])[0]
+    gpu = (sys.argv[3:] or ["H100"])[0]  # predict and table: the GPU of the measurements
+    results = ROOT / "bench" / "results"
     if mode == "constants":
         print(json.dumps(gpu_constants()))
     elif mode == "measure":  # a third argument: the first folder to measure (a run cut short goes on from there)
         measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     elif mode == "table":  # the table again from the last predictions, into bench/results/
-        last = json.loads((ROOT / "bench" / "results" / "performance-model-h100.json").read_text())
-        (ROOT / "bench" / "results" / "performance-model-h100.md").write_text(
-            table(path, last["predicted"], last["triton"]))
-    else:
+        last = json.loads((results / f"performance-model-{gpu.lower()}.json").read_text())
+        (results / f"performance-model-{gpu.lower()}.md").write_text(
+            table(path, last["predicted"], last["triton"], gpu))
+    elif mode == "predict":
         import triton
-        rows = predict(path)
-        results = ROOT / "bench" / "results"
-        (results / "performance-model-h100.json").write_text(json.dumps(
+        rows = predict(path, gpu)
+        (results / f"performance-model-{gpu.lower()}.json").write_text(json.dumps(
             {"measured": json.loads(Path(path).read_text()), "triton": triton.__version__, "predicted": rows},
             indent=1))
-        (results / "performance-model-h100.md").write_text(table(path, rows, triton.__version__))
-        print((results / "performance-model-h100.md").read_text())
+        (results / f"performance-model-{gpu.lower()}.md").write_text(table(path, rows, triton.__version__, gpu))
+        print((results / f"performance-model-{gpu.lower()}.md").read_text())
