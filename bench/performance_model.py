@@ -10,6 +10,7 @@
                                                         stage chose, then the table and its totals in
                                                         bench/results/performance-model-<gpu>.md
   python bench/performance_model.py table OUT.json [GPU]  the table again from the last predictions
+  python bench/performance_model.py repeat A.json B.json  how two measurements of the corpus agree, per puzzle
 
 The corpus: solutions/, bench/variants/<puzzle>/*.py (slow in one named way each) and the first ALTERNATIVES of
 tests/alternatives/<puzzle>/. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
@@ -231,6 +232,19 @@ def misordered(rows, apart):
     return wrong, total
 
 
+def repeat(first_path, second_path):
+    """Per puzzle: how far apart two measurements put each kernel (median, largest) and how alike they rank them."""
+    first, second = ({k["file"]: k for k in json.loads(Path(p).read_text())["kernels"] if k["time_s"]}
+                     for p in (first_path, second_path))
+    lines = ["| puzzle | kernels | apart, median | apart, most | Spearman between the runs |", "|---|---:|---:|---:|---:|"]
+    for puzzle in dict.fromkeys(k["puzzle"] for k in first.values()):
+        both = [(k["time_s"], second[f]["time_s"]) for f, k in first.items() if k["puzzle"] == puzzle and f in second]
+        apart = sorted(abs(a / b - 1) for a, b in both)
+        lines.append(f"| {puzzle} | {len(both)} | {statistics.median(apart):.1%} | {apart[-1]:.1%} | "
+                     f"{spearman(*zip(*both)):.2f} |")
+    return "\n".join(lines)
+
+
 def table(measured_path, rows, triton_version, gpu):
     measured = json.loads(Path(measured_path).read_text())
     runs = json.loads((ROOT / "bench" / "results" / f"gpu-constants-{gpu.lower()}.json").read_text())["runs"]
@@ -299,6 +313,8 @@ if __name__ == "__main__":
         print(json.dumps(gpu_constants()))
     elif mode == "measure":  # a third argument: the first folder to measure (a run cut short goes on from there)
         measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    elif mode == "repeat":
+        print(repeat(path, sys.argv[3]))
     elif mode == "table":  # the table again from the last predictions, into bench/results/
         last = json.loads((results / f"performance-model-{gpu.lower()}.json").read_text())
         (results / f"performance-model-{gpu.lower()}.md").write_text(
