@@ -75,7 +75,7 @@ def main(argv=None):
     inspect = commands.add_parser("inspect", help="show the IR, PTX and resources of a kernel, without a GPU")
     inspect.add_argument("path")
     inspect.add_argument("--puzzle", required=True, metavar="ID")
-    inspect.add_argument("--target", default="sm_90", choices=["sm_80", "sm_90"])
+    inspect.add_argument("--target", choices=["sm_80", "sm_90"], help="the compile shown (default: the --gpu's)")
     inspect.add_argument("--gpu", default="H100", help=GPU_HELP)
     leaderboard = commands.add_parser("leaderboard", help="a static page ranking bench results")
     leaderboard.add_argument("results", nargs="+", help="results JSON files written by `triton-course bench`")
@@ -277,8 +277,10 @@ def _inspect(course, args):
         course.puzzle(args.puzzle)
     except KeyError as error:
         raise SubmissionError(error.args[0]) from None
-    print(inspect_kernel(course, args.path, args.puzzle, int(args.target.removeprefix("sm_")),
-                         _estimating_for(args.gpu)))
+    settings = _estimating_for(args.gpu)
+    from .pipeline.performance import GPUS
+    target = int(args.target.removeprefix("sm_")) if args.target else GPUS[settings.estimate_gpu].compute_capability
+    print(inspect_kernel(course, args.path, args.puzzle, target, settings))
     return EXIT_PASS
 
 

@@ -450,6 +450,37 @@ def test_the_estimate_is_for_the_gpu_chosen_and_compiled_for_its_compute_capabil
     assert _dot_rate(GPUS["H100"], dot, {"num_warps": 2}) < GPUS["H100"].float16_dot
 
 
+def test_an_a100_is_not_told_of_hoppers_warpgroup_mma_and_a_program_too_large_for_its_sm_gets_no_estimate():
+    counters, _ = profiled(ROOT / "solutions" / "matmul.py", "matmul")
+    from grader.pipeline.interpret import python_function
+    fn = python_function(load_kernel(ROOT / "solutions" / "matmul.py", "matmul_kernel")[0])
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    two_warps = {**counters, "resources": {**counters["resources"], "num_warps": 2}}  # the solution's tiles, 2 warps
+    h100 = estimate(COURSE.puzzle("matmul"), params, two_warps, "H100")
+    a100 = estimate(COURSE.puzzle("matmul"), params, two_warps, "A100")
+    assert (h100.bound, a100.bound) == ("compute", "compute")
+    assert "an H100's warpgroup MMA needs tiles of at least 64 rows and a multiple of 4 warps" in h100.advice[0]
+    assert not any("warpgroup MMA" in advice for advice in a100.advice)
+    # 196 KiB of shared memory a program (a 128x256x64 float16 tile in 4 stages): an H100 holds one, an A100 none.
+    large = {**counters, "resources": {**counters["resources"], "shared": 196 * 1024}}
+    assert estimate(COURSE.puzzle("matmul"), params, large, "H100").error is None
+    refused = estimate(COURSE.puzzle("matmul"), params, large, "A100")
+    assert refused.error == "one program needs more shared memory than an SM of the NVIDIA A100 SXM 80GB has"
+    assert refused.predicted_s == 0
+
+
+def test_the_estimates_gpu_is_compiled_for_even_where_the_check_compiles_for_others(course):
+    from dataclasses import replace
+
+    from grader.pipeline.grade import grade_submission
+    from grader.settings import DEFAULT
+    only_hopper = replace(DEFAULT, compile_targets=(90,), estimate_gpu="A100")
+    result = grade_submission(course, ROOT / "solutions" / "vector_add.py", ["vector_add"], performance=True,
+                              settings=only_hopper).puzzle("vector_add")
+    assert result.status == "pass" and result.performance["error"] is None
+    assert result.performance["occupancy"]["registers"] > 0
+
+
 def test_an_unknown_gpu_is_named_with_the_ones_the_estimate_knows(tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader.cli", "check", str(ROOT / "solutions"), "--puzzle",
                            "vector_add", "--gpu", "B200"], cwd=ROOT, capture_output=True, text=True)

@@ -230,7 +230,8 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     which is where other block sizes, dtypes or ints equal to 1 go wrong (a branch that gives a value two
     shapes, a tl.dot below 16). The target of `benchmark` ((target, args, config): the
     GPU stage's first launch) is compiled to the end as that launch instead (what it asks of an SM is the
-    resources, compile_resources), or as the first launch if the compiler rejects that configuration. The
+    resources, compile_resources), or as the first launch if the compiler rejects that configuration; a
+    benchmark target the check does not compile for is compiled for the resources alone. The
     front of the compiler differs between targets only in the float8 types it accepts, more of them the newer
     the target: a launch it accepted for an older target is not traced again for a newer one. Each target's
     first rejection is reported, its first launch's before its traces'; `line` is a line of the rebuilt
@@ -272,6 +273,10 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
         rejection = tuple(rejection) if rejection else traced[target]
         if rejection:
             failures.setdefault(rejection, []).append(target)
+    if benchmark is not None and benchmark_target is None and not failures:
+        # The estimate's GPU is not one the check compiles for: its own compile, which decides nothing of the verdict.
+        resources = compile_resources(getattr(modules.load(f"_sm{benchmark[0]}b"), kernel_name), benchmark[1],
+                                      benchmark[0], benchmark[2])
     return [{"targets": targets, "message": message, "line": line, "module": module, "case": case}
             for (message, module, line, case), targets in failures.items()], resources, met
 

@@ -131,6 +131,9 @@ def estimate(puzzle, params, profile, gpu, chosen=None):
         return unavailable(puzzle, gpu, f"the GPU compiler rejects the benchmark's launch: {resources['error']}")
     counts = _counts(puzzle, tensors, profile, scale, sizes)
     occupancy = _occupancy(spec, resources, config)
+    if not occupancy["programs_per_sm"]:
+        return unavailable(puzzle, gpu, f"one program needs more {occupancy['limited_by']} than an SM of the "
+                                        f"{spec.name} has")
     ceilings = _ceilings(spec, counts, occupancy, programs, resources, config)
     predicted = max(ceilings.values()) + LAUNCH_S
     roofline = _roofline(spec, puzzle, sizes, counts)
@@ -384,7 +387,7 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
                 f"the tl.dot at line {dot['line']} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
                 "the CUDA cores, about 15 times slower than the tensor cores. Keep the float16 operands (accumulate "
                 "in float32).")))
-        elif dot["m"] < 64 or occupancy["num_warps"] % 4:
+        elif spec.warpgroup_mma and (dot["m"] < 64 or occupancy["num_warps"] % 4):
             found.append((ceilings["compute"] * (1 - MMA_V2_SHARE) if max(ceilings, key=ceilings.get) == "compute"
                           else 0.0, (
                 f"the tl.dot at line {dot['line']} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "

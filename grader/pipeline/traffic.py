@@ -9,8 +9,8 @@ values are never looked at, only the addresses.
 
 For every load and store, by its line in the kernel: how many lanes were active, the bytes they moved, and the
 32-byte sectors each warp request touched against the fewest that could hold the same bytes. A warp request
-is 32 lanes of the block in the order the compiler lays them out: along the dimension the sm_90 compile's
-TritonGPU IR gives them (compile_check.lane_axes: the compiler decides it from the contiguity it can prove,
+is 32 lanes of the block in the order the compiler lays them out: along the dimension the TritonGPU IR of the
+compile for the estimate's GPU gives them (compile_check.lane_axes: the compiler decides it from the contiguity it can prove,
 and Triton versions decide differently), else along the dimension whose addresses are contiguous, each lane
 holding up to 16 bytes of consecutive elements. For every element a program reads again,
 how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
@@ -260,9 +260,12 @@ class Footprint:
         # Anonymous memory whose pages are zeroed when first touched, never read whole: a program touches a few
         # rows of a large tensor, and in huge pages (numpy asks for them for large arrays) each row would cost 2 MB
         # to zero instead of 4 kB.
-        pages = mmap.mmap(-1, max(elements, 1) * 8)
-        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        pages = mmap.mmap(-1, max(elements, 1) * 8, **({"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS}
+                                                        if hasattr(mmap, "MAP_ANONYMOUS") else {}))
+        try:
             pages.madvise(mmap.MADV_NOHUGEPAGE)
+        except (AttributeError, OSError):  # no such advice here (macOS, Windows, a kernel without huge pages)
+            pass
         self.last = np.frombuffer(pages, np.int64, elements)
         self.distinct = 0
 
@@ -351,7 +354,7 @@ class Plan:
 
 def profile(kernel, plan, resources, files, seconds=math.inf):
     """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox);
-    `resources`: what its compile for sm_90 asks of an SM (compile_check.compile_resources). Raises ProfileError
+    `resources`: what its compile for the estimate's GPU asks of an SM (compile_check.compile_resources). Raises ProfileError
     (also once `seconds` have passed), or what the kernel raises."""
     from .interpret import interpreting, launch, python_function
 
