@@ -156,11 +156,12 @@ def _check(course, args):
 
 def _estimating_for(gpu):
     """The settings of a command whose performance estimate is for `gpu`."""
-    from .pipeline.performance import GPUS
+    from .pipeline.performance import known_gpu
     from .settings import DEFAULT
-    if gpu not in GPUS:
-        raise SubmissionError(f"--gpu {gpu}: the performance estimate knows {', '.join(GPUS)}")
-    return replace(DEFAULT, estimate_gpu=gpu)
+    try:
+        return replace(DEFAULT, estimate_gpu=known_gpu(gpu))
+    except ValueError as error:
+        raise SubmissionError(f"--gpu {gpu}: {error}") from None
 
 
 def _grade(course, args):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..course import load_course
 from ..pipeline.grade import estimate_source, grade_loaded, load_kernel
-from ..pipeline.performance import GPUS, unavailable
+from ..pipeline.performance import known_gpu, unavailable
 from ..pipeline.report import puzzle_text
 from ..settings import DEFAULT
 
@@ -39,9 +39,7 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     cases are graded, and the estimate joins it when it comes, from a worker of its own: result.performance is
     None until then.
     """
-    if gpu not in GPUS:
-        raise ValueError(f"check(..., gpu={gpu!r}): the estimate knows {', '.join(GPUS)}")
-    settings = replace(DEFAULT, estimate_gpu=gpu)
+    settings = replace(DEFAULT, estimate_gpu=known_gpu(gpu))
     course = course or load_course()
     puzzle = course.puzzle(puzzle_id)
     early = [p.id for p in course.puzzles[:EARLY_PUZZLES]]

@@ -108,6 +108,13 @@ class Performance:
         return {**asdict(self), "fraction": self.fraction}
 
 
+def known_gpu(name):
+    """`name` if the estimate knows that GPU (a key of GPUS); raises ValueError naming the ones it knows."""
+    if name not in GPUS:
+        raise ValueError(f"the performance estimate knows {', '.join(GPUS)}, not {name!r}")
+    return name
+
+
 def unavailable(puzzle, gpu, message):
     return Performance(GPUS[gpu].name, dict(puzzle.benchmark.sizes[0]), {}, 0, 0.0, 0.0, "", {}, {}, [], [], [],
                        error=message)
@@ -314,9 +321,14 @@ def _dot_rate(spec, dot, occupancy):
         rate = spec.tf32_dot
     else:
         return spec.float32_fma
-    if spec.warpgroup_mma and (occupancy["num_warps"] % 4 or dot["m"] < 64):  # the older mma.sync path instead
+    if _misses_warpgroup_mma(spec, dot, occupancy):  # the older mma.sync path instead
         rate *= MMA_V2_SHARE
     return rate
+
+
+def _misses_warpgroup_mma(spec, dot, occupancy):
+    """A tl.dot of fewer than 4 warps, or of fewer than 64 rows, cannot use the GPU's warpgroup MMA (Hopper's)."""
+    return spec.warpgroup_mma and (occupancy["num_warps"] % 4 or dot["m"] < 64)
 
 
 def _roofline(spec, puzzle, sizes, counts):
@@ -387,7 +399,7 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
                 f"the tl.dot at line {dot['line']} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
                 "the CUDA cores, about 15 times slower than the tensor cores. Keep the float16 operands (accumulate "
                 "in float32).")))
-        elif spec.warpgroup_mma and (dot["m"] < 64 or occupancy["num_warps"] % 4):
+        elif _misses_warpgroup_mma(spec, dot, occupancy):
             found.append((ceilings["compute"] * (1 - MMA_V2_SHARE) if max(ceilings, key=ceilings.get) == "compute"
                           else 0.0, (
                 f"the tl.dot at line {dot['line']} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "
