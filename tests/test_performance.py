@@ -115,6 +115,16 @@ def test_vector_add_reads_each_input_once_and_writes_the_output_once():
         (performance.config.get("num_warps") or 4)
 
 
+def test_a_loops_loads_wait_together_once_an_iteration_and_loops_one_after_another_wait_in_turn():
+    counters, _ = profiled(ROOT / "solutions" / "vector_add.py", "vector_add")
+    assert counters["rounds"] == 2  # x and y go out together: one round trip in each of the 2 sampled programs
+    counters, layer_norm = profiled(ROOT / "solutions" / "layer_norm.py", "layer_norm")
+    chunks = 4096 // layer_norm.config["kwargs"]["BLOCK_N"]
+    assert counters["rounds"] == 2 * 3 * chunks  # three loops over the row's chunks, the last one's x, w and b together
+    counters, matmul = profiled(ROOT / "solutions" / "matmul.py", "matmul")
+    assert counters["rounds"] == 2 * 4096 // matmul.config["kwargs"]["BLOCK_K"]  # a tile of a and of b an iteration
+
+
 def test_a_row_read_three_times_is_counted_and_named_with_its_lines():
     counters, performance = profiled(ROOT / "solutions" / "layer_norm.py", "layer_norm")
     x = next(t for t in performance.tensors if t["name"] == "x")
@@ -367,7 +377,7 @@ def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
 # --- what the worker returns is data, checked -------------------------------------------------------------------
 
 GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "spills": 0, "shared": 0, "num_warps": 4},
-        "special": 0, "arithmetic": 0,
+        "special": 0, "arithmetic": 0, "rounds": 1,
         "sites": [{"line": 3, "access": "load", "tensor": "x", "executions": 1, "lanes": 4, "bytes": 16,
                    "sectors": 1, "ideal_sectors": 1, "requests": 1}],
         "dots": [], "unique": [{"tensor": "x", "access": "load", "bytes": 16}],
@@ -388,6 +398,9 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
     {**GOOD, "special": True},
     {**GOOD, "arithmetic": -1},
     {**GOOD, "arithmetic": "many"},
+    {**GOOD, "rounds": -1},
+    {**GOOD, "rounds": 2.5},
+    {key: value for key, value in GOOD.items() if key != "rounds"},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "axis": 2}]},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [0]}]},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [1] * 5}]},

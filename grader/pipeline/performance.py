@@ -195,8 +195,7 @@ def _counts(puzzle, tensors, profile, scale, sizes):
     return {"tensors": tensors_out, "accesses": sorted(accesses, key=lambda a: -a["l2_bytes"]), "dots": dots,
             "rereads": rereads, "reductions": reductions, "itemsize": _itemsize(puzzle),
             "special": profile.get("special", 0) * scale, "arithmetic": profile.get("arithmetic", 0) * scale,
-            "rounds": max([s["executions"] / scale_count(profile) for s in profile["sites"] if s["access"] == "load"],
-                          default=1.0)}
+            "rounds": max(profile["rounds"] / scale_count(profile), 1.0)}
 
 
 def scale_count(profile):

@@ -98,7 +98,7 @@ def check_profile(profile):
             all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
     checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
                "resources": check_resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
-               "arithmetic": _int(profile.get("arithmetic", 0), 0),
+               "arithmetic": _int(profile.get("arithmetic", 0), 0), "rounds": _int(profile.get("rounds"), 0),
                "sites": [], "dots": [], "unique": [], "reductions": []}
     for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
                                ("unique", ("bytes",), 64)):

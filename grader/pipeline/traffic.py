@@ -95,6 +95,11 @@ class TrafficRecorder(MemoryChecker):
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
         self.moved = 1  # bytes the current program has loaded and stored so far, plus one (0: never touched)
         self.rereads = {}  # (tensor, log2 of the bytes the program moved since it last read them) -> bytes read again
+        # Round trips to memory: a loop's loads go out together and wait together, once an iteration; the next
+        # iteration's, or the next loop's, wait again. A round ends where a load of it comes again, or where it has
+        # every load of the round before it (a loop's body is complete: another load is of a loop after it).
+        self.rounds = 0
+        self.round_loads, self.last_round = set(), None  # (line, tensor) of the current round's loads, the last's
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
         self.arithmetic = 0  # elements that went through an operation of ARITHMETIC, or were reduced
         self.reducing = False  # inside a reduction, whose elements it counts itself (a combine_fn runs per element)
@@ -121,6 +126,11 @@ class TrafficRecorder(MemoryChecker):
                                                               axis if axis is not None and axis < addresses.ndim
                                                               else None)
         site["executions"] += 1
+        if access == "load":
+            if not self.round_loads or (line, region.name) in self.round_loads or self.round_loads == self.last_round:
+                self.rounds += 1
+                self.round_loads, self.last_round = set(), self.round_loads
+            self.round_loads.add((line, region.name))
         site["lanes"] += lanes
         site["bytes"] += lanes * region.itemsize
         site["sectors"] += sectors
@@ -167,14 +177,14 @@ class TrafficRecorder(MemoryChecker):
     def end_program(self):
         for key, footprint in self.touched.items():
             self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
-        self.touched, self.moved = {}, 1
+        self.touched, self.moved, self.round_loads, self.last_round = {}, 1, set(), None
 
     def work(self):
         """Every counter so far, as one flat mapping: two programs did the same work when each added the same."""
         counts = {("site", key, field): value for key, site in self.sites.items() for field, value in site.items()}
         for name in ("dots", "unique", "rereads", "reductions"):
             counts.update(((name, key), value) for key, value in getattr(self, name).items())
-        return {**counts, "special": self.special, "arithmetic": self.arithmetic}
+        return {**counts, "special": self.special, "arithmetic": self.arithmetic, "rounds": self.rounds}
 
     @contextmanager
     def installed(self):
@@ -246,7 +256,7 @@ class TrafficRecorder(MemoryChecker):
                             for (tensor, power), count in self.rereads.items()],
                 "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
                                for (line, shape, axis), count in self.reductions.items()],
-                "special": int(self.special), "arithmetic": int(self.arithmetic)}
+                "special": int(self.special), "arithmetic": int(self.arithmetic), "rounds": int(self.rounds)}
 
 
 class Footprint:
