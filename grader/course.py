@@ -3,7 +3,7 @@ import ast
 import math
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -155,6 +155,13 @@ class Course:
     path: Path
     title: str
     puzzles: tuple
+    entries: dict = field(default_factory=dict, repr=False, compare=False)  # puzzle id -> its entry, as read
+
+    def text_for(self, puzzle_ids):
+        """A course file of only these puzzles' entries: what a sandboxed worker reads of the course. It parses
+        one puzzle, not the course, and its text stays the same while other puzzles' entries change."""
+        return yaml.dump({"puzzles": [self.entries[i] for i in dict.fromkeys(puzzle_ids)]}, Dumper=YAML_DUMPER,
+                         sort_keys=False)
 
     @property
     def root(self):
@@ -174,6 +181,7 @@ class Course:
 # libyaml's safe loader where PyYAML was built with it: the same documents, parsed ten times as fast (a check
 # reads the course every time; 0.3 s of a notebook's 1 s check with the pure-Python one).
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def default_course_path():
@@ -250,14 +258,14 @@ class _Reader:
         puzzles = self.typed(data["puzzles"], list, "puzzles", "a list of puzzles")
         if not puzzles:
             self.fail("puzzles", "the course has no puzzles")
-        parsed, seen = [], set()
+        parsed, entries = [], {}
         for index, entry in enumerate(puzzles):
             puzzle = self.puzzle(entry, f"puzzles[{index}]")
-            if puzzle.id in seen:
+            if puzzle.id in entries:
                 self.fail(f"puzzles[{index}] ({puzzle.id}).id", f"duplicate puzzle id '{puzzle.id}'")
-            seen.add(puzzle.id)
+            entries[puzzle.id] = entry
             parsed.append(puzzle)
-        return Course(self.path, str(data.get("title", "Triton puzzles")), tuple(parsed))
+        return Course(self.path, str(data.get("title", "Triton puzzles")), tuple(parsed), entries)
 
     def puzzle(self, entry, key_path):
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):

@@ -69,6 +69,28 @@ def test_a_second_check_skips_the_compile_and_the_profile_and_gives_the_same_rep
     assert list(tmp_path.glob("*.json")) == [entry]
 
 
+def test_a_check_is_recalled_while_other_puzzles_entries_change_and_not_after_its_own_benchmark_does(course,
+                                                                                                    tmp_path):
+    import yaml
+
+    from grader.course import load_course
+
+    cache = CheckCache(tmp_path)
+    solution = ROOT / "solutions" / "vector_add.py"
+    grade_submission(course, solution, ["vector_add"], performance=True, check_cache=cache)
+    data = yaml.safe_load(course.path.read_text())
+    entries = {entry["id"]: entry for entry in data["puzzles"]}
+    entries["matmul"]["benchmark"]["sizes"] = [{"M": 1024, "N": 1024, "K": 1024}]
+    entries["outer_add"]["title"] = "Outer sum"
+    edited = load_course(course.path, text=yaml.safe_dump(data, sort_keys=False))
+    grade_submission(edited, solution, ["vector_add"], performance=True, check_cache=cache)
+    assert len(list(tmp_path.glob("*.json"))) == 1, "the other puzzles' entries are not read by vector add's check"
+    entries["vector_add"]["benchmark"]["sizes"] = [{"N": 1 << 20}]
+    resized = load_course(course.path, text=yaml.safe_dump(data, sort_keys=False))
+    grade_submission(resized, solution, ["vector_add"], performance=True, check_cache=cache)
+    assert len(list(tmp_path.glob("*.json"))) == 2, "its own benchmark is profiled again"
+
+
 def test_a_kept_profile_is_the_estimate_of_the_next_check(course, tmp_path):
     """The worker is asked for no profile when one is kept: what the estimate says comes from the entry."""
     cache = CheckCache(tmp_path)

@@ -22,6 +22,21 @@ def test_the_course_loads_in_order(course):
     assert vector_add.grid[0]({"N": 1000, "BLOCK_SIZE": 256}) == 4
 
 
+def test_a_course_file_of_some_puzzles_reads_back_as_those_puzzles(course):
+    """What a sandboxed worker is given of the course: the entries of the puzzles it profiles, nothing else."""
+    part = load_course(course.path, text=course.text_for(["matmul", "vector_add", "matmul"]))
+    assert [puzzle.id for puzzle in part.puzzles] == ["matmul", "vector_add"]
+    for puzzle in part.puzzles:
+        whole = course.puzzle(puzzle.id)
+        for name in puzzle.__dataclass_fields__:  # the functions are made anew from the same source
+            if name not in ("reference", "benchmark"):
+                assert getattr(puzzle, name) == getattr(whole, name), (puzzle.id, name)
+        assert puzzle.benchmark.sizes == whole.benchmark.sizes
+        assert puzzle.benchmark.launch_config({}, puzzle.benchmark.sizes[0]) == \
+            whole.benchmark.launch_config({}, whole.benchmark.sizes[0])
+        assert puzzle.benchmark.baseline_source == whole.benchmark.baseline_source
+
+
 def test_unknown_puzzle_lists_the_known_ones(course):
     with pytest.raises(KeyError, match="vector_add, outer_add, strided_views, row_sum"):
         course.puzzle("sotfmax")

@@ -5,7 +5,7 @@ Compiling each kernel for sm_80 and sm_90 is most of what checking an unchanged 
 core for the whole course), and profiling it at its benchmark size most of what the estimate adds. Both depend
 only on what they are given: the rebuilt modules' text (a kernel's module can import nothing but triton, math
 and its siblings), the kernel's name, each launch's argument types and ints, the targets, and the benchmark's
-launch (the course's text and the configuration asked for), under one version of Triton and of the grader;
+launch (its puzzle's entry in the course and the configuration asked for), under one version of Triton and of the grader;
 the benchmark's tensors are never filled, so the addresses a profile counts come from indices alone.
 `triton-course check` keeps, under a hash of all of that, that the compiler accepted every launch, what the
 benchmark's compile asks of an SM, and the profile; a later check with the same hash tells the worker, which
@@ -55,7 +55,7 @@ class CheckCache:
     def recall(self, request, course_text=None):
         """What earlier checks learned of `request` (a protocol.job, whose profile reads `course_text`), told to
         the worker: the request then asks it only for what is not known."""
-        key = self.key(request, course_text if "profile" in request else None)
+        key = self.key(request, course_text)
         return Recalled(self, key, self.get(key), request)
 
     def get(self, key):

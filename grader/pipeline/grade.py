@@ -154,11 +154,13 @@ def _run_jobs(course, items, settings, hidden=(), performance=False, spare_cores
     # The worker's file names say nothing of the keys.
     requests = {key: job(f"job{number}", puzzle, source, cases, settings, performance, spare_cores)
                 for number, (key, (puzzle, source, cases)) in enumerate(items.items())}
-    course_text = course.path.read_text() if any("profile" in r for r in requests.values()) else None
-    recalled = {key: check_cache.recall(request, course_text) for key, request in requests.items()} \
-        if check_cache else {}
-    shared = ({"course": course_text, "course_path": str(course.path)}
-              if any("profile" in r for r in requests.values()) else None)
+    # The worker reads, of the course, the entries of the puzzles it profiles: a check of a kernel is recalled
+    # while other puzzles' entries change.
+    recalled = {key: check_cache.recall(request, course.text_for([items[key][0].id]) if "profile" in request
+                                        else None)
+                for key, request in requests.items()} if check_cache else {}
+    profiled = [items[key][0].id for key, request in requests.items() if "profile" in request]  # not recalled
+    shared = {"course": course.text_for(profiled), "course_path": str(course.path)} if profiled else None
     keys = {request["id"]: key for key, request in requests.items()}
     report = progress and (lambda job_id, done: progress(keys[job_id], done))
     answers = _ask_worker(list(requests.values()), {r["id"]: items[key][2] for key, r in requests.items()},
