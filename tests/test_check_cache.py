@@ -75,20 +75,33 @@ def test_a_check_is_recalled_while_other_puzzles_entries_change_and_not_after_it
 
     from grader.course import load_course
 
-    cache = CheckCache(tmp_path)
+    def edited(change):
+        """The course with `change` made to its entries, as a file of its own."""
+        data = yaml.safe_load(course.path.read_text())
+        change({entry["id"]: entry for entry in data["puzzles"]})
+        path = tmp_path / f"course{len(list(tmp_path.glob('course*.yml')))}.yml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        return load_course(path, text=path.read_text())
+
+    def other_puzzles(entries):
+        entries["matmul"]["benchmark"]["sizes"] = [{"M": 1024, "N": 1024, "K": 1024}]
+        entries["outer_add"]["title"] = "Outer sum"
+
+    def its_own_benchmark(entries):
+        entries["vector_add"]["benchmark"]["sizes"] = [{"N": 1 << 20}]
+
+    folder = tmp_path / "cache"
+    cache = CheckCache(folder)
     solution = ROOT / "solutions" / "vector_add.py"
-    grade_submission(course, solution, ["vector_add"], performance=True, check_cache=cache)
-    data = yaml.safe_load(course.path.read_text())
-    entries = {entry["id"]: entry for entry in data["puzzles"]}
-    entries["matmul"]["benchmark"]["sizes"] = [{"M": 1024, "N": 1024, "K": 1024}]
-    entries["outer_add"]["title"] = "Outer sum"
-    edited = load_course(course.path, text=yaml.safe_dump(data, sort_keys=False))
-    grade_submission(edited, solution, ["vector_add"], performance=True, check_cache=cache)
-    assert len(list(tmp_path.glob("*.json"))) == 1, "the other puzzles' entries are not read by vector add's check"
-    entries["vector_add"]["benchmark"]["sizes"] = [{"N": 1 << 20}]
-    resized = load_course(course.path, text=yaml.safe_dump(data, sort_keys=False))
-    grade_submission(resized, solution, ["vector_add"], performance=True, check_cache=cache)
-    assert len(list(tmp_path.glob("*.json"))) == 2, "its own benchmark is profiled again"
+    first = grade_submission(course, solution, ["vector_add"], performance=True, check_cache=cache)
+    again = grade_submission(edited(other_puzzles), solution, ["vector_add"], performance=True, check_cache=cache)
+    assert len(list(folder.glob("*.json"))) == 1, "the other puzzles' entries are not read by vector add's check"
+    assert again.puzzle("vector_add").status == "pass"
+    assert again.puzzle("vector_add").performance == first.puzzle("vector_add").performance
+    resized = grade_submission(edited(its_own_benchmark), solution, ["vector_add"], performance=True,
+                               check_cache=cache)
+    assert len(list(folder.glob("*.json"))) == 2, "its own benchmark is profiled again"
+    assert resized.puzzle("vector_add").performance["sizes"] == {"N": 1 << 20}
 
 
 def test_a_kept_profile_is_the_estimate_of_the_next_check(course, tmp_path):

@@ -31,10 +31,9 @@ def test_a_course_file_of_some_puzzles_reads_back_as_those_puzzles(course):
         for name in puzzle.__dataclass_fields__:  # the functions are made anew from the same source
             if name not in ("reference", "benchmark"):
                 assert getattr(puzzle, name) == getattr(whole, name), (puzzle.id, name)
-        assert puzzle.benchmark.sizes == whole.benchmark.sizes
-        assert puzzle.benchmark.launch_config({}, puzzle.benchmark.sizes[0]) == \
-            whole.benchmark.launch_config({}, whole.benchmark.sizes[0])
-        assert puzzle.benchmark.baseline_source == whole.benchmark.baseline_source
+        for name in puzzle.benchmark.__dataclass_fields__:
+            if name != "baseline":
+                assert getattr(puzzle.benchmark, name) == getattr(whole.benchmark, name), (puzzle.id, name)
 
 
 def test_unknown_puzzle_lists_the_known_ones(course):

@@ -260,6 +260,31 @@ def test_a_forged_worker_result_is_refused_as_data(course, tmp_path, monkeypatch
     assert "the worker's result is malformed" in result.diagnostics[0].message
 
 
+@pytest.mark.parametrize("record", [
+    {"race": {"out": [0, 10 ** 400, 1]}},  # pickled ints have no bound: torch.tensor would raise on it
+    {"read_unwritten": {"x": [0, -(10 ** 30)]}},
+    {"loads": {"x": 10 ** 400}},
+])
+def test_numbers_out_of_every_range_in_a_workers_result_are_refused_as_data(course, monkeypatch, record):
+    real = grade_module.run_worker
+
+    def forging_worker(jobs, scratch, settings, hidden=(), progress=None, **kwargs):
+        endings = real(jobs, scratch, settings, hidden, progress=progress, **kwargs)
+        for job in jobs:
+            path = Path(scratch) / "results" / f"{job['id']}.pt"
+            outcome = torch.load(path, weights_only=True)
+            for key, values in record.items():
+                outcome["cases"][0][key].update(values)
+            torch.save(outcome, path)
+        return endings
+    monkeypatch.setattr(grade_module, "run_worker", forging_worker)
+    source = KernelSource("add_kernel", {MAIN: SOLUTION}, {MAIN: []},
+                          ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"))
+    result = grade_module.grade_sources(course, {"vector_add": source}, settings=Settings())["vector_add"]
+    assert result.status == "error" and [d.kind for d in result.diagnostics] == ["crash"]
+    assert "the worker's result is malformed" in result.diagnostics[0].message
+
+
 def _results(student, status="pass", **changes):
     timing = {"sizes": {"N": 1}, "time_s": 1e-3, "speedup": 1.5, "fraction": 0.5, "gbps": 100.0}
     result = {"student": student, "device": {"name": "NVIDIA H100", "driver": "1", "cuda": "13", "torch": "2.11",

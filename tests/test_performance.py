@@ -123,6 +123,18 @@ def test_a_loops_loads_wait_together_once_an_iteration_and_loops_one_after_anoth
     assert counters["rounds"] == 2 * 3 * chunks  # three loops over the row's chunks, the last one's x, w and b together
     counters, matmul = profiled(ROOT / "solutions" / "matmul.py", "matmul")
     assert counters["rounds"] == 2 * 4096 // matmul.config["kwargs"]["BLOCK_K"]  # a tile of a and of b an iteration
+    # Three loops of one iteration each (the row in one block) still wait three times.
+    counters, _ = profiled(ROOT / "bench" / "variants" / "layer_norm" / "chunks_of_4096.py", "layer_norm",
+                           {"kwargs": {"BLOCK_N": 4096}, "num_warps": 8})
+    assert counters["rounds"] == 2 * 3
+    # The same loads from @jit helpers: one round an iteration, as when the kernel issues them itself.
+    counters, _ = profiled(ROOT / "tests" / "alternatives" / "layer_norm" / "jit_helpers_row_statistics.py",
+                           "layer_norm")
+    assert counters["rounds"] == 2 * 3 * chunks
+    # tl.static_range unrolls its loop: each pass's loads of every chunk go out together.
+    counters, _ = profiled(ROOT / "tests" / "alternatives" / "layer_norm" / "constexpr_row_length_static_range.py",
+                           "layer_norm")
+    assert counters["rounds"] == 2 * 3
 
 
 def test_a_row_read_three_times_is_counted_and_named_with_its_lines():
@@ -400,6 +412,10 @@ GOOD = {"configs": [], "programs": [[0, 0, 0]], "resources": {"registers": 32, "
     {**GOOD, "arithmetic": "many"},
     {**GOOD, "rounds": -1},
     {**GOOD, "rounds": 2.5},
+    {**GOOD, "rounds": True},
+    {**GOOD, "rounds": 10 ** 400},  # pickled ints have no bound: it would overflow the estimate's floats
+    {**GOOD, "arithmetic": 2 ** 60},
+    {**GOOD, "sites": [{**GOOD["sites"][0], "bytes": 10 ** 30}]},
     {key: value for key, value in GOOD.items() if key != "rounds"},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "axis": 2}]},
     {**GOOD, "reductions": [{**GOOD["reductions"][0], "shape": [0]}]},

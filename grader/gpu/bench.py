@@ -46,8 +46,8 @@ def compile_in_sandbox(course, jobs, target, settings, scratch, workers=1):
         directory = Path(scratch) / f"compile{index}"
         directory.mkdir()
         endings = run_worker([jobs[key] for key in share], directory, settings, module="grader.gpu.compile_worker",
-                             shared={"course": course.path.read_text(), "course_path": str(course.path),
-                                     "target": target})
+                             shared={"course": course.text_for([jobs[key]["puzzle"] for key in share]),
+                                     "course_path": str(course.path), "target": target})
         outcomes = {}
         for key in share:
             job_id = jobs[key]["id"]
@@ -161,9 +161,10 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
         out = timing / "results"
         # CUDA reserves far more address space than it uses: no address-space limit for the GPU process.
         gpu_settings = replace(settings, memory_limit_bytes=resource.RLIM_INFINITY, puzzle_timeout_s=900)
+        shared = {"course": course.text_for([job["puzzle"] for job in timing_jobs.values()]),
+                  "course_path": str(course.path)}
         endings = run_worker(list(timing_jobs.values()), timing, gpu_settings, module="grader.gpu.timing_worker",
-                             gpu=True, shared={"course": course.path.read_text(), "course_path": str(course.path)}
-                             ) if timing_jobs else {}
+                             gpu=True, shared=shared) if timing_jobs else {}
         if timing_jobs and os.path.lexists(out / "device.pt"):
             try:
                 device = _device(read_result(out / "device.pt", settings))

@@ -213,7 +213,16 @@ def estimate_source(puzzle, source, course, settings=DEFAULT):
         return unavailable(puzzle, settings.estimate_gpu, f"the estimate's worker failed ({why})").to_dict()
     if outcome.get("profile") is None:
         return unavailable(puzzle, settings.estimate_gpu, "the worker sent no profile").to_dict()
-    return estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu).to_dict()
+    return _estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu)
+
+
+def _estimate(puzzle, params, profile, gpu, chosen=None):
+    """performance.estimate's Performance.to_dict(); one that fails is reported as unavailable, never in place of the
+    puzzle's verdict."""
+    try:
+        return estimate(puzzle, params, profile, gpu, chosen=chosen).to_dict()
+    except Exception as error:
+        return unavailable(puzzle, gpu, f"the estimate failed ({type(error).__name__}: {error})"[:500]).to_dict()
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."
@@ -244,8 +253,7 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
                           puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
     if passed and "profile" in outcome:
         chosen = performance.get(puzzle.id) if isinstance(performance, dict) else None
-        result.performance = estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu,
-                                      chosen=chosen).to_dict()
+        result.performance = _estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu, chosen)
     return result
 
 

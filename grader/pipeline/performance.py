@@ -232,7 +232,8 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
                   for t in counts["tensors"])
     read += sum(min(t["written"], t["bytes"]) * t["write_sectors"] for t in evicted_partly)
     threads = occupancy["num_warps"] * WARP
-    spill_bytes = 2 * occupancy["spills"] * threads * programs * counts["rounds"]  # stored, then loaded back
+    # Stored, then loaded back, in every round of the program (a pass through a loop's body, each loop's counted).
+    spill_bytes = 2 * occupancy["spills"] * threads * programs * counts["rounds"]
     # Spilled registers live in local memory: in the L2 while what the programs running at once spill fits there,
     # in DRAM beyond it, out and back once a program (each round's reloads count in the L2's requests: charged to
     # DRAM every round, the spilling matmul tiles came out 2 to 4 times too slow).

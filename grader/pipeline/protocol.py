@@ -97,8 +97,8 @@ def check_profile(profile):
     _expect(isinstance(programs, list) and 1 <= len(programs) <= 3 and
             all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
     checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
-               "resources": check_resources(profile.get("resources")), "special": _int(profile.get("special", 0), 0),
-               "arithmetic": _int(profile.get("arithmetic", 0), 0), "rounds": _int(profile.get("rounds"), 0),
+               "resources": check_resources(profile.get("resources")), "special": _count(profile.get("special", 0)),
+               "arithmetic": _count(profile.get("arithmetic", 0)), "rounds": _count(profile.get("rounds")),
                "sites": [], "dots": [], "unique": [], "reductions": []}
     for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
                                ("unique", ("bytes",), 64)):
@@ -106,7 +106,7 @@ def check_profile(profile):
         _expect(isinstance(entries, list) and len(entries) <= limit, f"the profile's {key} are malformed")
         for entry in entries:
             _expect(isinstance(entry, dict), f"one of the profile's {key} is not a mapping")
-            item = {name: _int(entry.get(name), 0) for name in fields}
+            item = {name: _count(entry.get(name)) for name in fields}
             for name in ("line",):
                 if key != "unique":
                     _expect(entry.get(name) is None or type(entry.get(name)) is int, "a line is not a number")
@@ -124,8 +124,8 @@ def check_profile(profile):
     checked["rereads"] = []
     for entry in rereads:
         _expect(isinstance(entry, dict), "one of the profile's re-reads is not a mapping")
-        checked["rereads"].append({"tensor": _text(entry.get("tensor"), 64), "distance": _int(entry.get("distance"), 1),
-                                   "bytes": _int(entry.get("bytes"), 0)})
+        checked["rereads"].append({"tensor": _text(entry.get("tensor"), 64), "distance": _count(entry.get("distance"), 1),
+                                   "bytes": _count(entry.get("bytes"))})
     reductions = profile.get("reductions")
     _expect(isinstance(reductions, list) and len(reductions) <= 64, "the profile's reductions are malformed")
     for entry in reductions:
@@ -138,7 +138,7 @@ def check_profile(profile):
         line = entry.get("line")
         _expect(line is None or type(line) is int, "a line is not a number")
         checked["reductions"].append({"line": line, "shape": shape, "axis": axis,
-                                      "executions": _int(entry.get("executions"), 0)})
+                                      "executions": _count(entry.get("executions"))})
     return checked
 
 
@@ -152,7 +152,7 @@ def check_resources(resources):
         return {"error": _text(resources["error"], 500)}
     registers = resources.get("registers")
     return {"registers": None if registers is None else _int(registers, 0, 256),
-            "spills": _int(resources.get("spills", 0), 0), "shared": _int(resources.get("shared", 0), 0, 2 ** 24),
+            "spills": _count(resources.get("spills", 0)), "shared": _int(resources.get("shared", 0), 0, 2 ** 24),
             "num_warps": _int(resources.get("num_warps"), 1, 33)}
 
 
@@ -171,6 +171,15 @@ def _expect(condition, reason):
 def _text(value, limit=MESSAGE_CHARS):
     _expect(isinstance(value, str), "a message is not text")
     return printable(value[:limit], keep="\n\t")
+
+
+# The most any count the worker sends may be (bytes, executions, elements): what a float holds exactly, far beyond
+# what a kernel at a benchmark's size does, so that no arithmetic on it overflows.
+COUNT_LIMIT = 2 ** 53
+
+
+def _count(value, low=0):
+    return _int(value, low, COUNT_LIMIT)
 
 
 def _int(value, low=None, high=None):
@@ -216,18 +225,18 @@ def _run(run, order, case, modules, settings):
                     codes.shape == (buffer.parent.numel(),), f"the {key} of {name} are malformed")
             _expect(_decodable(codes, case), f"the {key} of {name} name programs that do not exist")
             checked[key][name] = codes
-        checked["loads"][name] = _int(run["loads"][name], 0)
+        checked["loads"][name] = _count(run["loads"][name])
         if name in run["race"]:
             race = run["race"][name]
             _expect(isinstance(race, (list, tuple)) and len(race) == 3, "a race record is malformed")
-            position, first, second = (_int(v) for v in race)
+            position, first, second = (_int(v, -2 ** 63, 2 ** 63) for v in race)
             _int(position, 0, buffer.parent.numel())
             _expect(_decodable(torch.tensor([first, second]), case), "a race names programs that do not exist")
             checked["race"][name] = (position, first, second)
         if name in run["read_unwritten"]:
             read = run["read_unwritten"][name]
             _expect(isinstance(read, (list, tuple)) and len(read) == 2, "a read before a write is malformed")
-            position, reader = (_int(v) for v in read)
+            position, reader = (_int(v, -2 ** 63, 2 ** 63) for v in read)
             _int(position, 0, buffer.parent.numel())
             _expect(_decodable(torch.tensor([reader]), case), "a read before a write names a program that does not "
                     "exist")

@@ -14,12 +14,14 @@ compile for the estimate's GPU gives them (compile_check.lane_axes: the compiler
 and Triton versions decide differently), else along the dimension whose addresses are contiguous, each lane
 holding up to 16 bytes of consecutive elements. For every element a program reads again,
 how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
-running at once moved meanwhile). For every tl.dot, its shape and operand types. How many elements went through
+running at once moved meanwhile). How many round trips to memory a program waits for: one for each pass through a loop's body that loads,
+its loads together, and one for the loads outside loops. For every tl.dot, its shape and operand types. How many elements went through
 an exponential, and through the other arithmetic on the values. For every reduction (tl.sum, tl.max,
 tl.reduce, ...), the shape it reduces and along which axis: on a GPU one that spans several warps goes through
 shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the
 grader checks (performance.py turns it into an estimate).
 """
+import ast
 import math
 import mmap
 import sys
@@ -95,11 +97,13 @@ class TrafficRecorder(MemoryChecker):
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
         self.moved = 1  # bytes the current program has loaded and stored so far, plus one (0: never touched)
         self.rereads = {}  # (tensor, log2 of the bytes the program moved since it last read them) -> bytes read again
-        # Round trips to memory: a loop's loads go out together and wait together, once an iteration; the next
-        # iteration's, or the next loop's, wait again. A round ends where a load of it comes again, or where it has
-        # every load of the round before it (a loop's body is complete: another load is of a loop after it).
+        # Round trips to memory: the loads of one pass through a loop's body go out together and wait together;
+        # the next iteration's, or another loop's, wait again. A round ends where a load of another loop (or of
+        # none) comes, or one of its own loads comes again, except in a tl.static_range loop, whose iterations the
+        # compiler unrolls into one body.
         self.rounds = 0
-        self.round_loads, self.last_round = set(), None  # (line, tensor) of the current round's loads, the last's
+        self.round_body, self.round_loads = None, set()  # the current round's loops, and its loads' call sites
+        self.loops = {}  # file -> [(first line of a loop's body, its last, its header's line, unrolled)]
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
         self.arithmetic = 0  # elements that went through an operation of ARITHMETIC, or were reduced
         self.reducing = False  # inside a reduction, whose elements it counts itself (a combine_fn runs per element)
@@ -117,7 +121,8 @@ class TrafficRecorder(MemoryChecker):
         if region is None or not region.contains(addresses[active]).all():
             raise ProfileError(f"a {access} reaches outside {region.name if region else 'every tensor argument'} "
                                "at the benchmark size")
-        file, line = self._place()
+        places = self._places()
+        file, line = places[0] if places else (None, None)
         site = self.sites.setdefault((line, access, region.name),
                                      {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
                                       "requests": 0})
@@ -127,10 +132,7 @@ class TrafficRecorder(MemoryChecker):
                                                               else None)
         site["executions"] += 1
         if access == "load":
-            if not self.round_loads or (line, region.name) in self.round_loads or self.round_loads == self.last_round:
-                self.rounds += 1
-                self.round_loads, self.last_round = set(), self.round_loads
-            self.round_loads.add((line, region.name))
+            self._count_round(places, region.name)
         site["lanes"] += lanes
         site["bytes"] += lanes * region.itemsize
         site["sectors"] += sectors
@@ -165,19 +167,45 @@ class TrafficRecorder(MemoryChecker):
 
     def _line(self):
         """The line of the kernel (or of its @jit helper) that issued the access."""
-        return self._place(1)[1]
+        places = self._places(1)
+        return places[0][1] if places else None
 
-    def _place(self, skipped=0):
-        """(file, line) of the kernel (or of its @jit helper) that issued the access."""
-        frame = sys._getframe(2 + skipped)
-        while frame is not None and frame.f_code.co_filename not in self.files:
+    def _places(self, skipped=0):
+        """[(file, line)] of the kernel's frames that issued the access, from the @jit helper that issued it out
+        to the kernel's own line that called it."""
+        frame, places = sys._getframe(2 + skipped), []
+        while frame is not None:
+            if frame.f_code.co_filename in self.files:
+                places.append((frame.f_code.co_filename, frame.f_lineno))
             frame = frame.f_back
-        return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
+        return places
+
+    def _count_round(self, places, tensor):
+        """Count the load issued from `places` (_places) in the current round, or in a new one."""
+        loops = [self._innermost_loop(file, line) for file, line in places]
+        body = tuple(loops)
+        nearest = next((loop for loop in loops if loop is not None), None)
+        unrolled = nearest is not None and nearest[1]
+        key = (tuple(places), tensor)
+        if body != self.round_body or (key in self.round_loads and not unrolled):
+            self.rounds += 1
+            self.round_body, self.round_loads = body, set()
+        self.round_loads.add(key)
+
+    def _innermost_loop(self, file, line):
+        """(header line, unrolled) of the innermost loop of `file` whose body holds `line`, or None."""
+        if file not in self.loops:
+            self.loops[file] = _loops(file)
+        inner = None
+        for first, last, header, unrolled in self.loops[file]:
+            if first <= line <= last and (inner is None or header > inner[0]):
+                inner = (header, unrolled)
+        return inner
 
     def end_program(self):
         for key, footprint in self.touched.items():
             self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
-        self.touched, self.moved, self.round_loads, self.last_round = {}, 1, set(), None
+        self.touched, self.moved, self.round_body, self.round_loads = {}, 1, None, set()
 
     def work(self):
         """Every counter so far, as one flat mapping: two programs did the same work when each added the same."""
@@ -257,6 +285,23 @@ class TrafficRecorder(MemoryChecker):
                 "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
                                for (line, shape, axis), count in self.reductions.items()],
                 "special": int(self.special), "arithmetic": int(self.arithmetic), "rounds": int(self.rounds)}
+
+
+def _loops(file):
+    """[(first line of the body, last line, header line, unrolled)] of every for and while loop in `file`;
+    unrolled: a for over tl.static_range."""
+    try:
+        with open(file) as source:
+            tree = ast.parse(source.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    loops = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.While)) and node.body:
+            call = node.iter.func if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) else None
+            name = call.attr if isinstance(call, ast.Attribute) else getattr(call, "id", "")
+            loops.append((node.body[0].lineno, node.end_lineno, node.lineno, name == "static_range"))
+    return loops
 
 
 class Footprint:
