@@ -135,6 +135,9 @@ def test_a_loops_loads_wait_together_once_an_iteration_and_loops_one_after_anoth
     counters, _ = profiled(ROOT / "tests" / "alternatives" / "layer_norm" / "constexpr_row_length_static_range.py",
                            "layer_norm")
     assert counters["rounds"] == 2 * 3
+    # Unless a reduction comes between them: a barrier each iteration's loads wait for.
+    counters, _ = profiled(ROOT / "tests" / "alternatives" / "softmax" / "chunked_static_range.py", "softmax")
+    assert counters["rounds"] == 2 * (8 + 1)  # 8 chunks, each after the last one's max and sum; then 8 at once
 
 
 def test_a_row_read_three_times_is_counted_and_named_with_its_lines():

@@ -58,12 +58,13 @@ class GPU:
 # The H200's: bench/results/gpu_reference.md. The L2's bandwidth, a round's and a wave's cost: measured on the
 # H100 (bench/performance_model.py constants, in bench/results/performance-model-h100.md), assumed the same on
 # the others, as is the H100's float32 tl.dot rate on the H200 (the same chip), and its reductions' costs (measured
-# on an H200 too: the same to within 5%). The rest: NVIDIA's datasheets (dense rates), scaled by the measured
-# fraction of the float16 peak.
+# on an H200 too: the same to within 5%). The L2's size: what the GPU reports (torch's L2_cache_size in those
+# files: 50 MiB on the H100, 60 MiB on the H200). The rest: NVIDIA's datasheets (dense rates), scaled by the
+# measured fraction of the float16 peak.
 GPUS = {
     "H100": GPU("NVIDIA H100 SXM", 132, 1.98e9, 2.90e12, 3.20e12, 7.4e12, 0.23e-6, 0.08e-6, 736e12, 368e12, 43.5e12, 50 * 2 ** 20, 16,
                 source="bandwidths and the float16 matmul rate measured by the GPU stage on an H100 80GB HBM3"),
-    "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 0.08e-6, 717e12, 358e12, 43.5e12, 50 * 2 ** 20, 16,
+    "H200": GPU("NVIDIA H200", 132, 1.98e9, 4.19e12, 4.19e12, 7.4e12, 0.23e-6, 0.08e-6, 717e12, 358e12, 43.5e12, 60 * 2 ** 20, 16,
                 source="copy bandwidth and float16 matmul rate measured by the GPU stage on an H200"),
     "A100": GPU("NVIDIA A100 SXM 80GB", 108, 1.41e9, 1.85e12, 1.85e12, 4.5e12, 0.23e-6, 0.08e-6, 280e12, 140e12, 17.5e12, 40 * 2 ** 20, 16,
                 alu_per_sm_clock=64, shared_per_sm=167936, compute_capability=80, warpgroup_mma=False,

@@ -14,9 +14,10 @@ compile for the estimate's GPU gives them (compile_check.lane_axes: the compiler
 and Triton versions decide differently), else along the dimension whose addresses are contiguous, each lane
 holding up to 16 bytes of consecutive elements. For every element a program reads again,
 how many bytes it moved since it last read it (whether the L2 still holds it depends on what the programs
-running at once moved meanwhile). How many round trips to memory a program waits for: one for each pass through a loop's body that loads,
-its loads together, and one for the loads outside loops. For every tl.dot, its shape and operand types. How many elements went through
-an exponential, and through the other arithmetic on the values. For every reduction (tl.sum, tl.max,
+running at once moved meanwhile). How many round trips to memory a program waits for: one for each pass
+through a loop's body that loads, its loads together, and one for the loads outside loops. For every tl.dot,
+its shape and operand types. How many elements went through an exponential, and through the other arithmetic
+on the values. For every reduction (tl.sum, tl.max,
 tl.reduce, ...), the shape it reduces and along which axis: on a GPU one that spans several warps goes through
 shared memory with a barrier. Runs in the sandboxed worker; what it returns is plain data that the
 grader checks (performance.py turns it into an estimate).
@@ -100,9 +101,11 @@ class TrafficRecorder(MemoryChecker):
         # Round trips to memory: the loads of one pass through a loop's body go out together and wait together;
         # the next iteration's, or another loop's, wait again. A round ends where a load of another loop (or of
         # none) comes, or one of its own loads comes again, except in a tl.static_range loop, whose iterations the
-        # compiler unrolls into one body.
+        # compiler unrolls into one body: there only a reduction between them (a barrier the loads after it wait
+        # for, measured: softmax/chunked_static_range) ends it.
         self.rounds = 0
         self.round_body, self.round_loads = None, set()  # the current round's loops, and its loads' call sites
+        self.round_reduced = False  # a reduction ran since the current round's first load
         self.loops = {}  # file -> [(first line of a loop's body, its last, its header's line, unrolled)]
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
         self.arithmetic = 0  # elements that went through an operation of ARITHMETIC, or were reduced
@@ -187,9 +190,9 @@ class TrafficRecorder(MemoryChecker):
         nearest = next((loop for loop in loops if loop is not None), None)
         unrolled = nearest is not None and nearest[1]
         key = (tuple(places), tensor)
-        if body != self.round_body or (key in self.round_loads and not unrolled):
+        if body != self.round_body or (key in self.round_loads and (not unrolled or self.round_reduced)):
             self.rounds += 1
-            self.round_body, self.round_loads = body, set()
+            self.round_body, self.round_loads, self.round_reduced = body, set(), False
         self.round_loads.add(key)
 
     def _innermost_loop(self, file, line):
@@ -205,7 +208,7 @@ class TrafficRecorder(MemoryChecker):
     def end_program(self):
         for key, footprint in self.touched.items():
             self.unique[key] = self.unique.get(key, 0) + footprint.distinct_bytes()
-        self.touched, self.moved, self.round_body, self.round_loads = {}, 1, None, set()
+        self.touched, self.moved, self.round_body, self.round_loads, self.round_reduced = {}, 1, None, set(), False
 
     def work(self):
         """Every counter so far, as one flat mapping: two programs did the same work when each added the same."""
@@ -246,6 +249,7 @@ class TrafficRecorder(MemoryChecker):
             axis = None if axis is None else int(axis) % max(len(shape), 1)
             key = (self._line(), shape, axis)
             self.reductions[key] = self.reductions.get(key, 0) + 1
+            self.round_reduced = True
             self.arithmetic += math.prod(shape) * len(inputs)
             self.reducing = True
             try:
