@@ -5,8 +5,9 @@ Compiling each kernel for sm_80 and sm_90 is most of what checking an unchanged 
 core for the whole course), and profiling it at its benchmark size most of what the estimate adds. Both depend
 only on what they are given: the rebuilt modules' text (a kernel's module can import nothing but triton, math
 and its siblings), the kernel's name, each launch's argument types and ints, the targets, and the benchmark's
-launch (its puzzle's entry in the course and the configuration asked for), under one version of Triton and of the grader;
-the benchmark's tensors are never filled, so the addresses a profile counts come from indices alone.
+launch (its puzzle's entry in the course and the configuration asked for), under one version of Triton and of
+the grader; the benchmark's tensors are never filled, so the addresses a profile counts come from indices
+alone.
 `triton-course check` keeps, under a hash of all of that, that the compiler accepted every launch, what the
 benchmark's compile asks of an SM, and the profile; a later check with the same hash tells the worker, which
 then only interprets the cases. A rejection is never kept (its message comes from the compiler that ran), nor

@@ -124,8 +124,8 @@ def check_profile(profile):
     checked["rereads"] = []
     for entry in rereads:
         _expect(isinstance(entry, dict), "one of the profile's re-reads is not a mapping")
-        checked["rereads"].append({"tensor": _text(entry.get("tensor"), 64), "distance": _count(entry.get("distance"), 1),
-                                   "bytes": _count(entry.get("bytes"))})
+        checked["rereads"].append({"tensor": _text(entry.get("tensor"), 64),
+                                   "distance": _count(entry.get("distance"), 1), "bytes": _count(entry.get("bytes"))})
     reductions = profile.get("reductions")
     _expect(isinstance(reductions, list) and len(reductions) <= 64, "the profile's reductions are malformed")
     for entry in reductions:
