@@ -4,16 +4,23 @@
   python bench/performance_model.py measure OUT.json [FIRST]  on a GPU machine: GPU constants, then `bench` on every
                                                         kernel of the corpus (grouped into folders of one kernel
                                                         per puzzle, so one GPU-stage run times ten puzzles)
+  python bench/performance_model.py measure-held-out OUT.json [FIRST]  the same for the held-out kernels (below),
+                                                        without the constants
   python bench/performance_model.py constants           on a GPU machine: what performance.py's GPU table needs
   python bench/performance_model.py predict OUT.json [GPU]  anywhere: the check's estimate for GPU (H100, H200) of
                                                         each measured kernel, with the configuration the GPU
                                                         stage chose, then the table and its totals in
                                                         bench/results/performance-model-<gpu>.md
+  python bench/performance_model.py predict-held-out OUT.json [GPU]  the same for a measurement of the held-out
+                                                        kernels, into performance-model-<gpu>-held-out.md
   python bench/performance_model.py table OUT.json [GPU]  the table again from the last predictions
   python bench/performance_model.py repeat A.json B.json  how two measurements of the corpus agree, per puzzle
 
 The corpus: solutions/, bench/variants/<puzzle>/*.py (slow in one named way each) and the first ALTERNATIVES of
-tests/alternatives/<puzzle>/. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
+tests/alternatives/<puzzle>/. The model's constants and rules were chosen on that corpus; the held-out kernels
+are the rest of tests/alternatives/<puzzle>/ (correct kernels in other people's styles, never measured while the
+model was made), measured with the reference solutions beside them, which tie the two measurements together and
+give each puzzle's ranking a kernel of known speed. Targets (issue 13): memory-bound puzzles within 25% on the median and a Spearman
 rank correlation >= 0.9 of variants by time; matmul and attention >= 0.8.
 """
 import itertools
@@ -32,14 +39,19 @@ MEASURED_APART = 0.10  # a pair closer than this is not counted as ordered eithe
 COMPUTE_BOUND = ("matmul", "matmul_epilogue", "attention", "causal_attention")
 
 
-def corpus(course):
-    """{puzzle id: [kernel files]} of every benchmarked puzzle."""
+def corpus(course, held_out=False):
+    """{puzzle id: [kernel files]} of every benchmarked puzzle: the corpus the model was made on, or the held-out
+    kernels after the puzzle's solution."""
     files = {}
     for puzzle in course.puzzles:
         if puzzle.benchmark is None:
             continue
-        found = [ROOT / puzzle.solution] + sorted((ROOT / "bench" / "variants" / puzzle.id).glob("*.py"))
-        found += sorted((ROOT / "tests" / "alternatives" / puzzle.id).glob("*.py"))[:ALTERNATIVES]
+        alternatives = sorted((ROOT / "tests" / "alternatives" / puzzle.id).glob("*.py"))
+        found = [ROOT / puzzle.solution]
+        if held_out:
+            found += alternatives[ALTERNATIVES:]
+        else:
+            found += sorted((ROOT / "bench" / "variants" / puzzle.id).glob("*.py")) + alternatives[:ALTERNATIVES]
         files[puzzle.id] = found
     return files
 
@@ -145,13 +157,16 @@ def gpu_constants():
             "device": torch.cuda.get_device_name()}
 
 
-def measure(out_path, first_folder=0):
+def measure(out_path, first_folder=0, held_out=False):
     from grader.course import load_course
     from grader.gpu.bench import bench_submission
 
     course = load_course()
-    files = corpus(course)
-    results = {"constants": gpu_constants(), "kernels": []}
+    files = corpus(course, held_out)
+    import torch
+
+    results = {"device": torch.cuda.get_device_name(), "constants": None if held_out else gpu_constants(),
+               "kernels": []}
     print(json.dumps(results["constants"]), flush=True)
     Path(out_path).write_text(json.dumps(results, indent=1))
     for index in range(first_folder, max(len(found) for found in files.values())):
@@ -245,7 +260,7 @@ def repeat(first_path, second_path):
     return "\n".join(lines)
 
 
-def table(measured_path, rows, triton_version, gpu):
+def table(measured_path, rows, triton_version, gpu, held_out=False):
     measured = json.loads(Path(measured_path).read_text())
     runs = json.loads((ROOT / "bench" / "results" / f"gpu-constants-{gpu.lower()}.json").read_text())["runs"]
     constants = {"device": runs[0]["device"]}
@@ -262,13 +277,21 @@ def table(measured_path, rows, triton_version, gpu):
     CONSTANTS += "; a reduction in a loop, every SM full of programs (" + "; ".join(reducing[0]) + "), per iteration " + \
         ", ".join("/".join(format(v * 1e6, ".2f") for v in run.values()) for run in reducing) + \
         " us (the one-warp programs fill two waves)"
-    lines = ["# Predicted on the CPU against measured on the GPU", "",
-             f"Measured: `triton-course bench` on an {constants['device']} (bench/performance_model.py measure); "
-             f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
-             f"(gpu-constants-{gpu.lower()}.json; performance.py's table): {CONSTANTS}. Predicted: the check's "
-             f"performance stage for an {gpu}, on this machine, with Triton {triton_version}, with the configuration "
-             f"the GPU stage chose (the fastest of the kernel's). Raw data: performance-model-{gpu.lower()}.json.", "",
-             "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
+    name = f"performance-model-{gpu.lower()}" + ("-held-out" if held_out else "")
+    lines = ["# Held-out kernels: predicted on the CPU against measured on the GPU" if held_out else
+             "# Predicted on the CPU against measured on the GPU", ""]
+    if held_out:
+        lines += ["The fair-grading alternatives the model was not made on (bench/performance_model.py's docstring "
+                  "says which), each puzzle's reference solution first: no constant or rule of the estimate was "
+                  "chosen by looking at these kernels' measured times, which were taken after the model was "
+                  "made. The totals below are the model's accuracy out of sample.", ""]
+    lines += [f"Measured: `triton-course bench` on an {measured.get('device') or constants['device']} "
+              f"(bench/performance_model.py {'measure-held-out' if held_out else 'measure'}); "
+              f"GPU constants measured by `bench/performance_model.py constants` on the same kind of machine, {len(runs)} runs "
+              f"(gpu-constants-{gpu.lower()}.json; performance.py's table): {CONSTANTS}. Predicted: the check's "
+              f"performance stage for an {gpu}, on this machine, with Triton {triton_version}, with the configuration "
+              f"the GPU stage chose (the fastest of the kernel's). Raw data: {name}.json.", "",
+              "| puzzle | kernel | configuration | measured | predicted | error | bound |", "|---|---|---|---:|---:|---:|---|"]
     totals = []
     for puzzle in dict.fromkeys(r["puzzle"] for r in rows):
         mine = [r for r in rows if r["puzzle"] == puzzle and r["predicted_s"]]
@@ -311,19 +334,23 @@ if __name__ == "__main__":
     results = ROOT / "bench" / "results"
     if mode == "constants":
         print(json.dumps(gpu_constants()))
-    elif mode == "measure":  # a third argument: the first folder to measure (a run cut short goes on from there)
-        measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    elif mode in ("measure", "measure-held-out"):  # a third argument: the first folder to measure (a run cut short
+        # goes on from there)
+        measure(path, int(sys.argv[3]) if len(sys.argv) > 3 else 0, held_out=mode == "measure-held-out")
     elif mode == "repeat":
         print(repeat(path, sys.argv[3]))
-    elif mode == "table":  # the table again from the last predictions, into bench/results/
-        last = json.loads((results / f"performance-model-{gpu.lower()}.json").read_text())
-        (results / f"performance-model-{gpu.lower()}.md").write_text(
-            table(path, last["predicted"], last["triton"], gpu))
-    elif mode == "predict":
-        import triton
-        rows = predict(path, gpu)
-        (results / f"performance-model-{gpu.lower()}.json").write_text(json.dumps(
-            {"measured": json.loads(Path(path).read_text()), "triton": triton.__version__, "predicted": rows},
-            indent=1))
-        (results / f"performance-model-{gpu.lower()}.md").write_text(table(path, rows, triton.__version__, gpu))
-        print((results / f"performance-model-{gpu.lower()}.md").read_text())
+    elif mode in ("table", "table-held-out", "predict", "predict-held-out"):
+        # predict: the estimate of every measured kernel; table: the table again from the last predictions; both
+        # into bench/results/
+        held_out = mode.endswith("held-out")
+        name = f"performance-model-{gpu.lower()}" + ("-held-out" if held_out else "")
+        if mode.startswith("table"):
+            last = json.loads((results / f"{name}.json").read_text())
+            rows, version = last["predicted"], last["triton"]
+        else:
+            import triton
+            rows, version = predict(path, gpu), triton.__version__
+            (results / f"{name}.json").write_text(json.dumps(
+                {"measured": json.loads(Path(path).read_text()), "triton": version, "predicted": rows}, indent=1))
+        (results / f"{name}.md").write_text(table(path, rows, version, gpu, held_out))
+        print((results / f"{name}.md").read_text())
