@@ -5,8 +5,8 @@ The payload below, run in the worker, rewrites what the worker reports so that a
 the worker without the load stage, is graded as a pass. Every other test hides the same payload somewhere a
 submission can put code (the same line as an import, behind a line break Python does not break on, a
 parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
-dead branch of the kernel, an attribute chain, a format string) and the verdict must stay 0 with the marker
-absent, under bubblewrap and with resource limits only.
+dead branch of the kernel, an attribute chain, a format string, getattr under another name) and the verdict
+must stay 0 with the marker absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
@@ -51,6 +51,21 @@ def one_line(code):
     return f"exec({code!r})"
 
 
+def through(reader, marker):
+    """Lines that reach the real builtins with `reader(obj, name)` (getattr under another name) and run the payload:
+    names built at run time, where the load stage cannot read them."""
+    return [f"base = {reader}({reader}((), '__cla' + 'ss__'), '__ba' + 'se__')",
+            f"found = [c for c in {reader}(base, '__subcl' + 'asses__')() if {reader}(c, '__name__') == 'catch_warnings']",
+            f"{reader}({reader}(found[0](), '_mod' + 'ule'), '__builtins__')['exec']({payload(marker)!r}, {{}})"]
+
+
+def heuristic(*lines):
+    """The do-nothing kernel with a heuristic whose function runs `lines` first."""
+    body = "".join(f"    {line}\n" for line in lines)
+    return HEADER + f"def pick(args):\n{body}    return 128\n" + DO_NOTHING.replace(
+        "@triton.jit", "@triton.heuristics({'BLOCK_SIZE': pick})\n@triton.jit")
+
+
 HEADER = "import triton\nimport triton.language as tl\n"
 # Python's parser does not break lines at these, str.splitlines() does.
 LINE_BREAKS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -86,6 +101,13 @@ def hiding_places(marker):
         "in a constant's value": HEADER + f"X = tl.constexpr({run} or 1)\n" + DO_NOTHING.replace("    pass", "    y = X"),
         "by patching Triton at module level": HEADER + "tl.store = None\n" + f"{run}\n" + DO_NOTHING,
         "in a class body": HEADER + f"class Sneaky:\n    {run}\n" + DO_NOTHING,
+        "through getattr kept in a local": heuristic("g = getattr", *through("g", marker)),
+        "through getattr kept in a module constant": heuristic(*through("READ", marker)).replace(
+            "def pick", "READ = getattr\n\n\ndef pick"),
+        "through getattr handed to map": heuristic(*through("read", marker)).replace(
+            "def pick", "def read(obj, name):\n    return next(map(getattr, [obj], [name]))\n\n\ndef pick"),
+        "through getattr kept in a local of the kernel": HEADER + DO_NOTHING.replace(
+            "    pass", "    if BLOCK_SIZE == 12345:\n        g = getattr\n        g(tl, '__' + 'loader__')"),
     }
     for character in LINE_BREAKS:
         # The old trap: a line kept by a loader that splits lines differently from Python's parser.
@@ -124,5 +146,7 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
     assert refused >= {"in a parameter default", "in a parameter annotation", "in a decorator argument",
                        "in a heuristic", "in a constexpr function", "in a dead branch of the kernel",
                        "through an attribute chain in the kernel", "through the interpreter's arrays",
-                       "through getattr with a built name", "through a format string", "in a constant's value"}
+                       "through getattr with a built name", "through a format string", "in a constant's value",
+                       "through getattr kept in a local", "through getattr kept in a module constant",
+                       "through getattr handed to map", "through getattr kept in a local of the kernel"}
     assert len(places) >= 25

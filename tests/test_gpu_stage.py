@@ -102,6 +102,49 @@ def test_configs_may_ask_which_gpu_they_are_for_as_the_tutorials_do(course, tmp_
     assert "set_active" in load_submission(asks_more, course, ["vector_add"])["vector_add"].source.config_problems[0]
 
 
+@pytest.mark.parametrize("expression", [
+    "list(filter(keep, [triton.Config({'BLOCK_SIZE': b}, num_warps=w) for b in (512, 2048) for w in (4, 8)]))",
+    "[triton.Config({'BLOCK_SIZE': b}, num_warps=w) for b, w in itertools.product((512, 2048), (4, 8)) if keep_pair(b, w)]",
+    "list(map(config, [512, 2048]))",
+    "[next(iter(map(config, [512]))), config(2048)]",
+])
+def test_configs_may_be_built_as_python_builds_lists(course, tmp_path, expression):
+    """Triton's attention tutorial keeps the configurations a function of its own accepts (filter); others build
+    them with itertools.product, map or next: plain Python over plain data, read in the sandbox like the rest."""
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    plain = solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+    path = tmp_path / "vector_add.py"
+    path.write_text("import itertools\n" + plain + textwrap.dedent("""
+        def keep(conf):
+            return conf.num_warps == 4
+
+
+        def keep_pair(block, warps):
+            return warps == 4
+
+
+        def config(block):
+            return triton.Config({"BLOCK_SIZE": block}, num_warps=4)
+
+
+        """) + f"GPU_CONFIGS = {expression}\n")
+    source, configs = configs_of(path, course, "vector_add", tmp_path)
+    assert source.config_problems == ()
+    assert configs == [{"kwargs": {"BLOCK_SIZE": b}, "num_warps": 4, "num_stages": 3} for b in (512, 2048)]
+    if "itertools" in expression:  # its combinators, nothing else of it
+        path.write_text(path.read_text().replace("itertools.product", "itertools.tee"))
+        refused = load_submission(path, course, ["vector_add"])["vector_add"].source.config_problems
+        assert "itertools has no `tee`" in refused[0]
+
+
+def test_the_tutorials_filtered_attention_configs_are_read(course, tmp_path):
+    source, configs = configs_of(ROOT / "tests" / "alternatives" / "attention" / "tutorial_fused_attention.py",
+                                 course, "attention", tmp_path)
+    assert source.config_problems == () and len(configs) == 12  # of 24: none of 8 warps on tiles under 128x128
+    assert not any(c["num_warps"] == 8 and c["kwargs"]["BLOCK_M"] * c["kwargs"]["BLOCK_N"] < 128 * 128
+                   for c in configs)
+
+
 def test_gpu_configs_for_a_file_of_several_puzzles_are_keyed_by_kernel(course, tmp_path):
     def plain(solution):
         source = (ROOT / "solutions" / solution).read_text()

@@ -535,6 +535,24 @@ def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
     assert "took longer than 0 s" in result.performance["error"]
 
 
+@pytest.mark.parametrize("configs,refused", [
+    ("[triton.Config({'BLOCK_SIZE': 1024}, num_warps=3)]", "num_warps is one of"),
+    ("[triton.Config({'BLOCK_SIZE': 1024})] + [c for c in filter(lambda c: True, [])]", "Lambda"),
+])
+def test_tuning_configurations_the_gpu_stage_refuses_get_no_estimate_and_take_no_points(tmp_path, configs, refused):
+    """`bench` reports such a kernel as an error: an estimate would be of a launch that never comes (the course's),
+    so the check says why there is none, and the verdict is the cases' alone."""
+    from grader.pipeline.grade import grade_submission
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    path = tmp_path / "vector_add.py"
+    path.write_text(solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+                    + f"\nGPU_CONFIGS = {configs}\n")
+    result = grade_submission(COURSE, path, ["vector_add"], performance=True).puzzle("vector_add")
+    assert result.status == "pass" and result.points == result.max_points
+    assert result.performance["error"].startswith("the GPU stage refuses the kernel's tuning configurations: ")
+    assert refused in result.performance["error"]
+
+
 def test_the_estimate_alone_is_the_estimate_of_a_whole_check():
     """A notebook's check makes the estimate after its verdict, in a worker of its own that runs no case: the
     same estimate as the check that makes both."""

@@ -13,6 +13,7 @@ import numpy as np
 from .access import memory_map
 from .cases import make_case
 from .compare import compare
+from .configs import validate_configs
 from ..course import PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
@@ -213,14 +214,19 @@ def estimate_source(puzzle, source, course, settings=DEFAULT):
         return unavailable(puzzle, settings.estimate_gpu, f"the estimate's worker failed ({why})").to_dict()
     if outcome.get("profile") is None:
         return unavailable(puzzle, settings.estimate_gpu, "the worker sent no profile").to_dict()
-    return _estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu)
+    return _estimate(puzzle, source, outcome["profile"], settings.estimate_gpu)
 
 
-def _estimate(puzzle, params, profile, gpu, chosen=None):
-    """performance.estimate's Performance.to_dict(); one that fails is reported as unavailable, never in place of the
-    puzzle's verdict."""
+def _estimate(puzzle, source, profile, gpu, chosen=None):
+    """performance.estimate's Performance.to_dict() for a KernelSource; one that fails is reported as unavailable,
+    never in place of the puzzle's verdict, and so is one of tuning configurations the GPU stage refuses (it would
+    be of a launch that never comes: `bench` reports the kernel as an error)."""
+    refused = list(source.config_problems) or validate_configs(puzzle, profile.get("configs"), source.params)[1]
+    if refused and chosen is None:
+        return unavailable(puzzle, gpu, "the GPU stage refuses the kernel's tuning configurations: "
+                           + "; ".join(refused)).to_dict()
     try:
-        return estimate(puzzle, params, profile, gpu, chosen=chosen).to_dict()
+        return estimate(puzzle, source.params, profile, gpu, chosen=chosen).to_dict()
     except Exception as error:
         return unavailable(puzzle, gpu, f"the estimate failed ({type(error).__name__}: {error})"[:500]).to_dict()
 
@@ -253,7 +259,7 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
                           puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
     if passed and "profile" in outcome:
         chosen = performance.get(puzzle.id) if isinstance(performance, dict) else None
-        result.performance = _estimate(puzzle, source.params, outcome["profile"], settings.estimate_gpu, chosen)
+        result.performance = _estimate(puzzle, source, outcome["profile"], settings.estimate_gpu, chosen)
     return result
 
 

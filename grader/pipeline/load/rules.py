@@ -19,6 +19,7 @@ import ast
 import importlib
 import importlib.machinery
 import inspect
+import itertools
 import os
 import sys
 import types
@@ -30,10 +31,16 @@ import triton.language as tl
 # The builtins Triton's code generator resolves inside a kernel (code_generator.builtin_namespace).
 KERNEL_BUILTINS = frozenset({"range", "float", "int", "len", "min", "max", "print", "isinstance", "getattr",
                              "hasattr", "list"})
+# filter: Triton's attention tutorial keeps the configurations a function of its own accepts.
 HOST_BUILTINS = KERNEL_BUILTINS | {"abs", "bool", "round", "pow", "divmod", "tuple", "dict", "set", "sorted",
-                                   "sum", "any", "all", "enumerate", "zip", "reversed", "str", "True", "False",
-                                   "None"}
-HOST_MODULES = ("torch", "numpy")  # host code may read their dtypes and numeric limits, kernels nothing of them
+                                   "sum", "any", "all", "enumerate", "zip", "reversed", "str", "filter", "map",
+                                   "iter", "next", "True", "False", "None"}
+ATTRIBUTE_READERS = ("getattr", "hasattr")
+# Host code may read torch's and numpy's dtypes and numeric limits and build lists with itertools' combinators
+# (tuning configurations over itertools.product), kernels nothing of them.
+HOST_MODULES = ("torch", "numpy", "itertools")
+HOST_ITERTOOLS = ("product", "chain", "combinations", "combinations_with_replacement", "permutations", "islice",
+                  "zip_longest")
 TRITON_TOP_LEVEL = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "constexpr_function",
                     "must_use_result")
 STRING_LIMIT = 10_000
@@ -143,12 +150,15 @@ def kernel_object(value):
 
 def host_object(value):
     """True for what host code the grader runs for a kernel (a constant's value, a heuristic) may name: what a
-    kernel may, and the numeric facts of torch and numpy: their dtypes, finfo and iinfo, numpy's ufuncs."""
+    kernel may, the numeric facts of torch and numpy (their dtypes, finfo and iinfo, numpy's ufuncs) and itertools'
+    combinators."""
     if kernel_object(value):
         return True
     if isinstance(value, types.ModuleType):
         return value.__name__ in HOST_MODULES + ("triton.runtime",)
     if value is triton.runtime.driver:
+        return True
+    if any(value is getattr(itertools, name) for name in HOST_ITERTOOLS):
         return True
     torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
     if torch is not None and (isinstance(value, torch.dtype) or value is torch.finfo or value is torch.iinfo):
@@ -308,6 +318,10 @@ class Checker:
             self.refuse(node, "breakpoint() stops a kernel launched with run() in the debugger, but it is not part "
                               "of Triton's kernel language (the GPU compiler rejects it) and the check compiles the "
                               "kernel for the GPU: remove it before checking.")
+        elif node.id in ATTRIBUTE_READERS and node.id in self.builtins:
+            # Called, it is checked as `x.name` is (visit_Call); as a value (`g = getattr`, `map(getattr, ...)`) it
+            # could read any attribute by a name computed at run time, private ones and modules' included.
+            self.refuse(node, f"{node.id} can only be called, with the attribute's name written out as a string")
         elif node.id not in self.builtins:
             self.refuse(node, f"`{node.id}` is not defined" + ("" if self.host else
                               " in the kernel's module: kernels use their parameters, triton.language, math, and "
@@ -361,9 +375,12 @@ class Checker:
         self.generic_visit(node)
 
     def visit_Call(self, node):
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and \
-                node.func.id not in self.locals and node.func.id not in self.namespace:
+        reader = isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_READERS and \
+            node.func.id not in self.locals and node.func.id not in self.namespace
+        for child in ast.iter_child_nodes(node):
+            if not (reader and child is node.func):
+                self.visit(child)
+        if reader:
             name = node.args[1] if len(node.args) >= 2 else None
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)) or node.keywords:
                 self.refuse(node, f"{node.func.id} needs an attribute name written out as a string")
