@@ -5,8 +5,8 @@ The payload below, run in the worker, rewrites what the worker reports so that a
 the worker without the load stage, is graded as a pass. Every other test hides the same payload somewhere a
 submission can put code (the same line as an import, behind a line break Python does not break on, a
 parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
-dead branch of the kernel, an attribute chain, a format string, getattr under another name) and the verdict
-must stay 0 with the marker absent, under bubblewrap and with resource limits only.
+dead branch of the kernel, an attribute chain, a format string, getattr under another name, a module held as
+a value) and the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
@@ -108,6 +108,15 @@ def hiding_places(marker):
             "def pick", "def read(obj, name):\n    return next(map(getattr, [obj], [name]))\n\n\ndef pick"),
         "through getattr kept in a local of the kernel": HEADER + DO_NOTHING.replace(
             "    pass", "    if BLOCK_SIZE == 12345:\n        g = getattr\n        g(tl, '__' + 'loader__')"),
+        # numpy.load and torch.load unpickle a file: code of the submission's choosing, which the worker wrote.
+        "through numpy held in a tuple": "import numpy\n" + HEADER + "X = tl.constexpr((numpy,)[0].load("
+                                         "'kernel.py', allow_pickle=True) is None)\n" + DO_NOTHING.replace(
+                                             "    pass", "    y = X"),
+        "through torch held in a default": "import torch\n" + heuristic(
+            "return [t.load('kernel.py', weights_only=False) for t in [m]][0]").replace("(args)", "(args, m=torch)"),
+        "through numpy held in a constexpr": "import numpy\n" + heuristic("M.value.load('kernel.py', allow_pickle=True)"
+                                                                            ).replace("def pick", "M = tl.constexpr(numpy)"
+                                                                                      "\n\n\ndef pick"),
     }
     for character in LINE_BREAKS:
         # The old trap: a line kept by a loader that splits lines differently from Python's parser.
@@ -148,5 +157,21 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
                        "through an attribute chain in the kernel", "through the interpreter's arrays",
                        "through getattr with a built name", "through a format string", "in a constant's value",
                        "through getattr kept in a local", "through getattr kept in a module constant",
-                       "through getattr handed to map", "through getattr kept in a local of the kernel"}
+                       "through getattr handed to map", "through getattr kept in a local of the kernel",
+                       "through numpy held in a tuple", "through torch held in a default",
+                       "through numpy held in a constexpr"}
     assert len(places) >= 25
+
+
+def test_what_values_may_be_read_of_keeps_out_internals_and_file_readers():
+    """The attribute lists are the last line when a value is opaque to the rules: no interpreter internals, and no
+    name that numpy or torch give a function reading or writing files (a module held as a value is refused, but a
+    name here would open the way again)."""
+    import numpy
+    import torch
+
+    from grader.pipeline.load.rules import HOST_VALUE_ATTRIBUTES, VALUE_ATTRIBUTES
+    assert not {"handle", "to_ir"} & (VALUE_ATTRIBUTES | HOST_VALUE_ATTRIBUTES)
+    files = {"load", "save", "savez", "fromfile", "tofile", "loadtxt", "savetxt", "genfromtxt", "memmap", "from_file",
+             "open", "fromregex"}
+    assert not {name for name in files & HOST_VALUE_ATTRIBUTES if hasattr(numpy, name) or hasattr(torch, name)}

@@ -7,13 +7,15 @@ parameters and locals, `triton.language` and `math`, the submission's own `@trit
 builtins Triton's code generator knows; `if`, `for`, `while`, arithmetic, subscripts, `.to()`, `.dtype`,
 `.shape` and the rest of the public API of Triton's tensors and types. They refuse what the compiler refuses
 (imports, `try`, `raise`, `with`, lambdas, calls into torch or os) and what only the interpreter would run
-(private attributes such as `x.handle` or `tl.core._...`, assignments to attributes, `getattr` with a
-computed name, any module other than `triton.language` and `math`), in every branch, whatever a case's
-constants make of it: a branch that is dead for one block size is live for another.
+(private attributes such as `x.handle` or `tl.core._...`, assignments to attributes, `getattr` but called
+with the attribute's name written out, a module held as a value rather than read as `module.name`, any module
+other than `triton.language` and `math`), in every branch, whatever a case's constants make of it: a branch
+that is dead for one block size is live for another.
 
 Host code the grader runs for a submission (module constants, `@triton.constexpr_function` bodies,
 `@triton.heuristics` values, tuning configurations) follows the same rules with a few more builtins
-(`abs`, `round`, ...), dictionaries and comprehensions, and runs only in the sandbox.
+(`abs`, `round`, `filter`, ...), itertools' combinators, dictionaries and comprehensions, and runs only in the
+sandbox.
 """
 import ast
 import importlib
@@ -59,14 +61,15 @@ _CLASSES = [getattr(tl, name, None) or getattr(tl.core, name, None) for name in 
 # Attributes of the values a kernel computes with: the public API of Triton's tensors and types, and the
 # instance attributes they carry. `handle` (the interpreter's raw array) and `to_ir` (the compiler's builder)
 # are internals, not language.
-VALUE_ATTRIBUTES = frozenset(_public_attributes(*_CLASSES) | {
+VALUE_ATTRIBUTES = frozenset((_public_attributes(*_CLASSES) | {
     "type", "dtype", "shape", "numel", "value", "values", "element_ty", "primitive_bitwidth", "int_bitwidth",
-    "fp_mantissa_width", "exponent_bias", "block_shape", "strides", "base", "load", "store"} - {"handle", "to_ir"})
+    "fp_mantissa_width", "exponent_bias", "block_shape", "strides", "base", "load", "store"}) - {"handle", "to_ir"})
 # Which GPU the configurations are for, asked as Triton's tutorials ask it (`is_cuda()`):
 # triton.runtime.driver.active.get_current_target().backend; the sandbox answers for the GPU compiled for.
 TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size"})
-# What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument.
-HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES | TARGET_ATTRIBUTES | {
+# What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument. Not a
+# descriptor's load and store, which host code never has (and numpy and torch name their file readers so).
+HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
     "stride", "element_size", "ndim", "is_contiguous", "itemsize", "size", "storage_offset", "bit_length",
     "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal"}
 
@@ -210,6 +213,7 @@ class Checker:
         self.builtins = HOST_BUILTINS if host else KERNEL_BUILTINS
         self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
         self.locals = set(local_names)
+        self.bases = set()  # ids of the nodes read as `node.name` or getattr(node, "name"), where a module may be
         self.problems = []
         self.used = []  # the module-level Bindings the definition reads: its dependencies
 
@@ -313,6 +317,7 @@ class Checker:
         binding = self.namespace.get(node.id)
         if binding is not None:
             self.use(node, binding, f"`{node.id}`")
+            self.module_kept(node)
             return
         if node.id == "breakpoint" and not self.host:
             self.refuse(node, "breakpoint() stops a kernel launched with run() in the debugger, but it is not part "
@@ -347,8 +352,21 @@ class Checker:
         if not isinstance(node.ctx, ast.Load):
             self.refuse(node, f"assigning to an attribute {_NOT_TRITON}")
             return
+        self.bases.add(id(node.value))
         self.visit(node.value)
         self.attribute(node, self.resolve(node.value), node.attr)
+        self.module_kept(node)
+
+    def module_kept(self, node):
+        """Refuse a module (or a sibling file's) held as a value. `module.name` is checked against what may be read
+        of that module; a module kept in a local, a tuple, a default or a constexpr would be read as any value is,
+        by attribute names that other objects have too (numpy.load reads a pickle: it ran code in the worker)."""
+        if id(node) in self.bases:
+            return
+        resolved = self.resolve(node)
+        if isinstance(resolved, Sibling) or isinstance(resolved, Known) and isinstance(resolved.obj, types.ModuleType):
+            self.refuse(node, f"`{_text(node)}` is a module: use what it defines (`{_text(node)}.name`), not the "
+                              "module itself")
 
     def attribute(self, node, base, name):
         if name.startswith("_"):
@@ -377,6 +395,8 @@ class Checker:
     def visit_Call(self, node):
         reader = isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_READERS and \
             node.func.id not in self.locals and node.func.id not in self.namespace
+        if reader and node.args:
+            self.bases.add(id(node.args[0]))
         for child in ast.iter_child_nodes(node):
             if not (reader and child is node.func):
                 self.visit(child)
