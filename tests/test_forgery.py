@@ -6,7 +6,8 @@ the worker without the load stage, is graded as a pass. Every other test hides t
 submission can put code (the same line as an import, behind a line break Python does not break on, a
 parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
 dead branch of the kernel, an attribute chain, a format string, getattr under another name, a module held as
-a value) and the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
+a value, a comprehension's variable, a decorator's arguments) and the verdict must stay 0 with the marker
+absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
@@ -57,6 +58,12 @@ def through(reader, marker):
     return [f"base = {reader}({reader}((), '__cla' + 'ss__'), '__ba' + 'se__')",
             f"found = [c for c in {reader}(base, '__subcl' + 'asses__')() if {reader}(c, '__name__') == 'catch_warnings']",
             f"{reader}({reader}(found[0](), '_mod' + 'ule'), '__builtins__')['exec']({payload(marker)!r}, {{}})"]
+
+
+def escape(marker):
+    """An expression that reaches the real builtins through Python's own attributes and runs the payload."""
+    return ("[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'catch_warnings'][0]()"
+            f"._module.__builtins__['exec']({payload(marker)!r}, {{}})")
 
 
 def heuristic(*lines):
@@ -114,6 +121,16 @@ def hiding_places(marker):
                                              "    pass", "    y = X"),
         "through torch held in a default": "import torch\n" + heuristic(
             "return [t.load('kernel.py', weights_only=False) for t in [m]][0]").replace("(args)", "(args, m=torch)"),
+        "through a comprehension's loop variable": heuristic(
+            "[0 for __builtins__ in ()]", "g = __builtins__['getattr']", *through("g", marker)),
+        "in a heuristics decorator's other arguments": HEADER + DO_NOTHING.replace(
+            "@triton.jit", f"@triton.heuristics(values={{'num_warps': lambda args: 4}}, **({escape(marker)} or {{}}))"
+                           "\n@triton.jit"),
+        "in a constexpr function's decorator": HEADER + f"@triton.constexpr_function({escape(marker)} or None)\n"
+                                               "def block(n):\n    return n\n" + DO_NOTHING.replace(
+                                                   "    pass", "    size = block(BLOCK_SIZE)"),
+        "in the decorator of a heuristic's function": heuristic().replace(
+            "def pick", f"@triton.heuristics({escape(marker)} or {{}})\ndef pick"),
         "through numpy held in a constexpr": "import numpy\n" + heuristic("M.value.load('kernel.py', allow_pickle=True)"
                                                                             ).replace("def pick", "M = tl.constexpr(numpy)"
                                                                                       "\n\n\ndef pick"),
@@ -159,7 +176,9 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
                        "through getattr kept in a local", "through getattr kept in a module constant",
                        "through getattr handed to map", "through getattr kept in a local of the kernel",
                        "through numpy held in a tuple", "through torch held in a default",
-                       "through numpy held in a constexpr"}
+                       "through numpy held in a constexpr", "through a comprehension's loop variable",
+                       "in a heuristics decorator's other arguments", "in a constexpr function's decorator",
+                       "in the decorator of a heuristic's function"}
     assert len(places) >= 25
 
 

@@ -221,8 +221,13 @@ class ModuleDefinitions:
             return
         resolved = [resolve_decorator(d, self) for d in statement.decorator_list]
         objects = [obj for obj, _ in resolved]
-        for decorator in statement.decorator_list:  # the decorators' names are read when the def runs
-            signature.expression(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        kernel = triton.jit in objects
+        for decorator, obj in zip(statement.decorator_list, objects):  # evaluated when the def runs
+            if kernel and obj in (triton.jit, triton.heuristics, triton.autotune) and isinstance(decorator, ast.Call):
+                # Rebuilt from their checked parts: jit's options, the heuristics' one dict, no autotune at all.
+                signature.expression(decorator.func)
+            else:  # rebuilt as written: every argument is checked
+                signature.expression(decorator)
         common = dict(function=statement, depends=signature.used, problems=signature.problems)
         if objects == [getattr(triton, "constexpr_function", None)] and objects[0] is not None:
             self._bind(Binding("constexpr_function", statement.name, self, statement, order, **common))
@@ -379,8 +384,8 @@ def _dependencies(binding, result, kernel):
 def _check_heuristics(call, module, binding, result, of_kernel):
     """Check @triton.heuristics({"NAME": lambda args: ...}); returns the bindings its values read."""
     values = next((k.value for k in call.keywords if k.arg == "values"), call.args[0] if call.args else None)
-    if not isinstance(values, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                                   for k in values.keys):
+    if len(call.args) + len(call.keywords) != 1 or not isinstance(values, ast.Dict) or \
+            not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in values.keys):
         result.problems.append((binding.source, Problem(call.lineno, "@triton.heuristics(...)", (
             "@triton.heuristics takes a dict written out in full: {\"NAME\": lambda args: ...}"))))
         return []

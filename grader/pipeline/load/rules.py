@@ -229,6 +229,8 @@ class Checker:
             self.refuse(node, "*args, **kwargs and keyword-only parameters are not supported by Triton: list every "
                               "parameter by name")
         for argument in arguments.posonlyargs + arguments.args:
+            if _dunder(argument.arg):
+                self.refuse(node, f"`{argument.arg}` is one of Python's own names, not a parameter's")
             if argument.annotation is not None:
                 self.annotation(argument.annotation)
         for default in arguments.defaults:
@@ -269,7 +271,8 @@ class Checker:
         """A value of @triton.heuristics({...}): `lambda args: ...` or a module-level function's name."""
         if isinstance(node, ast.Lambda):
             arguments = node.args
-            if arguments.vararg or arguments.kwarg or len(arguments.args) != 1 or arguments.defaults:
+            if arguments.vararg or arguments.kwarg or len(arguments.args) != 1 or arguments.defaults or \
+                    arguments.posonlyargs or arguments.kwonlyargs or _dunder(arguments.args[0].arg):
                 self.refuse(node, "a heuristic is `lambda args: ...`, one parameter")
                 return self.problems
             self.locals.add(arguments.args[0].arg)
@@ -312,6 +315,9 @@ class Checker:
             self.refuse(node, "a string longer than the grader reads in a kernel")
 
     def visit_Name(self, node):
+        if _dunder(node.id):
+            self.refuse(node, f"`{node.id}` is one of Python's own names, not something a submission's code uses")
+            return
         if not isinstance(node.ctx, ast.Load) or node.id in self.locals:
             return
         binding = self.namespace.get(node.id)
@@ -412,17 +418,15 @@ class Checker:
         self.generic_visit(node)
 
     def visit_ListComp(self, node):
+        # A comprehension's loop variables are its own (Python 3): outside it, the same names are the module's.
+        saved = set(self.locals)
         for generator in node.generators:  # the loop variables first: the element reads them
             self.visit(generator)
-        self.visit(node.elt)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            self.visit(part)
+        self.locals = saved
 
-    visit_SetComp = visit_GeneratorExp = visit_ListComp
-
-    def visit_DictComp(self, node):
-        for generator in node.generators:
-            self.visit(generator)
-        self.visit(node.key)
-        self.visit(node.value)
+    visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
 
     # --- static resolution -------------------------------------------------------------------------------------
     def resolve(self, node):
@@ -474,13 +478,25 @@ def _docstring(function):
 
 
 def _stored_names(statements):
-    """Every name a block of statements binds (Python makes each a local of the function)."""
-    names = set()
-    for statement in statements:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.add(node.id)
+    """Every name a block of statements binds (Python makes each a local of the function), not the loop
+    variables of its comprehensions nor what a nested function or lambda binds: those have scopes of their own."""
+    names, pending = set(), list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if not isinstance(node, NESTED_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
     return names
+
+
+NESTED_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef,
+                 ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _dunder(name):
+    """`__builtins__`, `__class__`, ...: Python's own names, which only reach into the interpreter."""
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
 
 
 def _text(node, limit=80):
