@@ -140,3 +140,11 @@ def split_pointers_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def halving_combine(a, b):  # not associative: a reduction with it is not the mean it looks like
     return (a + b) * 0.5
+
+
+@triton.jit
+def paired_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):  # two float32 a lane, through int64 pointers
+    pairs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    source = (src_ptr + 2 * pairs).to(tl.pointer_type(tl.int64))
+    target = (dst_ptr + 2 * pairs).to(tl.pointer_type(tl.int64))
+    tl.store(target, tl.load(source, mask=2 * pairs < n), mask=2 * pairs < n)  # the last pair may reach past n

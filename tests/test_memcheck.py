@@ -53,6 +53,25 @@ def test_store_past_the_end_is_blocked_before_it_writes():
     assert "program 1: store of 6 of 8 active lanes outside dst_ptr" in violation.message()
 
 
+def test_a_pointer_of_a_wider_type_is_checked_over_every_byte_it_moves():
+    """Through int64 pointers each lane of a float32 copy moves two elements: an even length is copied whole and
+    recorded element by element; with an odd one the last lane reads and writes 4 bytes past the end, which a
+    check of each lane's first address alone would let through."""
+    src, dst = torch.arange(8.0), torch.zeros(8)
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
+    run(kernels.paired_copy_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 8, 2], [2])
+    assert torch.equal(dst, src) and list(b_dst.writers) == [0] * 4 + [1] * 4
+    memory = torch.zeros(8)
+    src, dst = torch.arange(8.0)[:7], memory[:7]
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", memory, [dst], "output")
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.paired_copy_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 7, 4], [1])
+    assert error.value.access == "load" and list(error.value.offsets) == [6]
+    assert "Each lane moves 8 bytes (its pointer's element type) where the tensor's elements are 4" in \
+        error.value.message()
+    assert memory[7] == 0, "nothing was written"
+
+
 def test_overrun_into_another_argument_is_blamed_on_the_right_tensor():
     # x and y are adjacent views of one allocation: reading past x lands inside y, which is still x's bug.
     memory = torch.arange(12.0)

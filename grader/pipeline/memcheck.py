@@ -68,18 +68,33 @@ class Region:
         self.lo, self.hi = int(positions[0]), int(positions[-1]) + 1
         self.allowed = None if self.hi - self.lo == len(positions) else positions
 
-    def locate(self, addresses):
-        """Parent positions of the addresses, and which of them are elements of the view."""
+    def locate(self, addresses, size=None):
+        """Parent positions of the addresses (the first element each access covers), and which accesses lie
+        wholly on elements of the view. `size`: the bytes each access moves (its pointer's element), the
+        tensor's own element size unless the kernel reads it through a pointer of another type, where every
+        byte must lie on the view and the address be aligned to the access, as a GPU requires."""
         offsets = addresses.view(np.int64) - self.storage_base
         positions = offsets // self.itemsize
-        if self.allowed is None and offsets.min() >= self.lo * self.itemsize and \
-                offsets.max() < self.hi * self.itemsize and not (offsets % self.itemsize).any():
-            return positions, None  # the common case, all inside: no per-lane mask to build
-        inside = (offsets % self.itemsize == 0) & (positions >= self.lo) & (positions < self.hi)
-        if self.allowed is not None:
-            found = np.searchsorted(self.allowed, positions).clip(max=len(self.allowed) - 1)
-            inside &= self.allowed[found] == positions
+        size = size or self.itemsize
+        if size == self.itemsize:
+            if self.allowed is None and offsets.min() >= self.lo * self.itemsize and \
+                    offsets.max() < self.hi * self.itemsize and not (offsets % self.itemsize).any():
+                return positions, None  # the common case, all inside: no per-lane mask to build
+            inside = (offsets % self.itemsize == 0) & (positions >= self.lo) & (positions < self.hi)
+            covered = 1
+        else:
+            last = (offsets + size - 1) // self.itemsize
+            inside = (addresses.view(np.int64) % size == 0) & (positions >= self.lo) & (last < self.hi)
+            covered = -(-size // self.itemsize)
+        for element in range(covered) if self.allowed is not None else ():
+            found = np.searchsorted(self.allowed, positions + element).clip(max=len(self.allowed) - 1)
+            inside &= self.allowed[found] == positions + element
         return positions, inside
+
+    def covered(self, positions, size):
+        """Every element position the accesses at `positions` touch, `size` bytes each."""
+        count = -(-size // self.itemsize)
+        return positions if count <= 1 else (positions[:, None] + np.arange(count)).reshape(-1)
 
     def spans(self, address):
         return self.storage_base <= address < self.storage_base + self.storage_numel * self.itemsize
@@ -113,19 +128,20 @@ class MemoryChecker:
         addresses = addresses.reshape(-1)
         if not addresses.size:
             return
+        size = _access_bytes(pointers)
         region = getattr(pointers, TAG, None)
         if region is not None:
-            positions, inside = region.locate(addresses)
+            positions, inside = region.locate(addresses, size)
             if inside is not None and not inside.all():
                 raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size,
-                                      getattr(pointers, WHY, None))
-            self._record(access, region, positions)
+                                      getattr(pointers, WHY, None), size)
+            self._record(access, region, region.covered(positions, size))
             return
         inside = np.zeros(addresses.size, dtype=bool)
         for region in self.regions.values():
-            positions, in_region = region.locate(addresses)
+            positions, in_region = region.locate(addresses, size)
             in_region = np.ones(addresses.size, dtype=bool) if in_region is None else in_region
-            self._record(access, region, positions[in_region])
+            self._record(access, region, region.covered(positions[in_region], size))
             inside |= in_region
         if not inside.all():
             raise OutOfBounds(access, None, interpreter.interpreter_builder.grid_idx, self.dims, [],
@@ -149,12 +165,17 @@ class MemoryChecker:
                 region.buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
         writers[positions] = code
 
-    def _violation(self, access, region, addresses, positions, active, why=None):
+    def _violation(self, access, region, addresses, positions, active, why=None, size=None):
         program = interpreter.interpreter_builder.grid_idx
         offsets = (addresses.astype(np.int64) - region.base) / region.itemsize
         in_storage = (positions >= 0) & (positions < region.storage_numel)
         if why is not None:
             reason = why()
+        elif size is not None and size != region.itemsize:
+            reason = (f"Each lane moves {size} bytes (its pointer's element type) where the tensor's elements are "
+                      f"{region.itemsize}: these lanes' accesses reach past the tensor's elements or start where a "
+                      f"GPU refuses them (an address not a multiple of {size}). Mask them, or keep the tensor's own "
+                      "element type.")
         elif in_storage.all() and region.allowed is not None:
             reason = ("Those elements belong to the parent tensor but not to this view (a neighbouring "
                       "column or a gap between its elements): the kernel assumed contiguous memory. Compute "
@@ -260,6 +281,12 @@ def _materialized_with_tag(materialize, why):
             setattr(pointers, WHY, lambda: why(handle, *args, **kwargs))  # worded only for a violation
         return pointers, masks
     return materialize_pointers
+
+
+def _access_bytes(pointers):
+    """The bytes each lane of an access through `pointers` moves: its pointer's element (a pointer's own 8 bytes
+    for a pointer to pointers, a whole byte for booleans)."""
+    return max(1, getattr(pointers.get_element_ty(), "primitive_bitwidth", 64) // 8)
 
 
 def _undefined(pointers):
