@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .course import CourseError, load_course
+from .course import CourseError, guessable_seed, load_course
 from .pipeline.results import SubmissionError  # not .load, which imports triton: check's sandboxes start first
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -50,7 +50,8 @@ def main(argv=None):
     init.add_argument("directory")
     init.add_argument("--assignment", action="append", metavar="NAME=ID,ID",
                       help="an assignment and its puzzles (repeatable; default: one assignment per puzzle)")
-    init.add_argument("--seed", type=int, default=0, help="seed of the hidden cases used when autograding")
+    init.add_argument("--seed", type=int, help="seed of the hidden cases used when autograding (default: a random one, "
+                                               "which students cannot guess)")
     autograde = nbgrader_commands.add_parser(
         "autograde", help="nbgrader autograde, with the kernels graded in parallel (run it in the course directory)")
     autograde.add_argument("assignment")
@@ -170,6 +171,8 @@ def _grade(course, args):
     from .pipeline.sandbox import conceal
     if args.hidden_seed is not None:  # other processes of this user must not read it in /proc
         conceal({str(args.hidden_seed)})
+        if guessable_seed(args.hidden_seed):
+            print(f"warning: {guessable_seed(args.hidden_seed)}", file=sys.stderr)
     for puzzle_id in args.puzzle or ():
         try:
             course.puzzle(puzzle_id)
@@ -204,7 +207,10 @@ def _nbgrader_init(course, args):
     written = init_course(args.directory, course, assignments or None, args.seed)
     for name, puzzle_ids in written.items():
         print(f"source/{name}: {', '.join(puzzle_ids)}")
-    print(f"{args.directory}/nbgrader_config.py written. Next: cd {args.directory} && nbgrader generate_assignment NAME")
+    print(f"{args.directory}/nbgrader_config.py written, with the hidden cases' seed: keep it away from students. "
+          f"Next: cd {args.directory} && nbgrader generate_assignment NAME")
+    if guessable_seed(args.seed):
+        print(f"warning: {guessable_seed(args.seed)}", file=sys.stderr)
     return EXIT_PASS
 
 

@@ -542,6 +542,24 @@ class _Reader:
         return tolerances
 
 
+GUESSABLE_SEEDS = 2 ** 32  # a student holding the grader can try every seed below this in an afternoon
+
+
+def new_hidden_seed():
+    """A seed for the hidden cases that no student can guess (63 random bits)."""
+    import secrets
+    return secrets.randbits(63)
+
+
+def guessable_seed(seed):
+    """Why `seed` does not keep the hidden cases hidden, or None: with the grader, a student can make the hidden
+    cases of any seed they can guess, so a small one (or one from an example) hides nothing."""
+    if seed is not None and -GUESSABLE_SEEDS < seed < GUESSABLE_SEEDS:
+        return (f"the hidden seed {seed} is small enough to guess: a student with the grader can make the hidden "
+                f"cases of every seed under {GUESSABLE_SEEDS:,}; use a random one, such as {new_hidden_seed()}")
+    return None
+
+
 def with_hidden_cases(puzzle, seed):
     """The puzzle with cases its students never saw added: each public case again with other sizes and inputs.
 

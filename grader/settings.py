@@ -41,6 +41,10 @@ class Settings:
     syntax_depth: int = _setting(200, "Deepest nesting of Python syntax read (a chain `a.b.c` or a sum `1 + 2 + 3` "
                                       "nests one level a term), as deep as Python nests parentheses.")
     submission_files: int = _setting(200, "Most .py and .ipynb files read from one submission folder.")
+    submission_bytes: int = _setting(64 * 2 ** 20, "Most bytes read from one submission folder, its files together "
+                                                   "(a class's submissions are read in the grader's own process).")
+    submission_code_chars: int = _setting(2 ** 20, "Most characters of code parsed from one submission, its files "
+                                                   "together.")
     result_file_bytes: int = _setting(256 * 2 ** 20, "Largest result file read back from a worker.")
     process_limit: int = _setting(64, "Processes the worker and what it starts may run at once (the compiler's "
                                       "assembler among them).")

@@ -85,3 +85,83 @@ def test_the_digest_of_a_notebook_changes_with_what_its_grade_depends_on(course,
     assert key(notebook, seed=2) != base
     (folder / "helpers.py").write_text("y = 1\n")  # a module the notebook may import
     assert key(notebook) != base
+
+
+def test_no_two_students_share_a_feedback_file(tmp_path):
+    """A long id is cut short with a hash for its file name; a folder named like that short form, or a name that
+    differs only in case or in Unicode's composition (one file on some file systems, one look in a spreadsheet),
+    is told apart instead of overwriting another student's report."""
+    import hashlib
+
+    from grader.classroom.batch import _feedback
+    long = "a" * 210
+    for name in (long, f"{long[:100]}~{hashlib.sha256(long.encode()).hexdigest()[:16]}", "Jose", "jose",
+                 "jos\u00e9", "jose\u0301"):
+        (tmp_path / name).mkdir()
+    roster = [student for student, _ in students(tmp_path)]
+    assert len(roster) == 6
+    files = [_feedback(tmp_path, student, ".json").name for student in roster]
+    assert len({name.casefold() for name in files}) == 6
+    assert "jose~2" in roster or "Jose~2" in roster
+
+
+def test_a_class_run_reads_a_few_submissions_ahead_and_each_within_its_budget(course, tmp_path):
+    """A folder of sparse 64 MiB notebooks costs the grader's own process no more than the bytes it reads of one
+    submission (settings.submission_bytes), read only a few students ahead of the workers; the student's kernel
+    is graded, and the files past the budget are named as not read."""
+    from grader.pipeline.load import read_submission
+    from grader.settings import DEFAULT
+    submissions = tmp_path / "submissions"
+    (submissions / "mallory").mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "vector_add.py", submissions / "mallory" / "vector_add.py")
+    for index in range(6):
+        with open(submissions / "mallory" / f"notebook_{index}.ipynb", "wb") as sparse:
+            sparse.truncate(DEFAULT.notebook_file_bytes)
+    shutil.copy(ROOT / "solutions" / "vector_add.py", submissions / "ada.py")
+    read = read_submission(submissions / "mallory", course, ["vector_add"])
+    assert sum(len(f.data or b"") for f in read.files) <= DEFAULT.submission_bytes
+    refused = [f.problem for f in read.files if f.problem and "was not read" in f.problem]
+    assert len(refused) == 6 and "all the grader reads of one submission" in refused[0]  # code is read first
+    grade_class(course, submissions, tmp_path / "grades.csv", ["vector_add"], jobs=1, progress=None)
+    rows = {row["student"]: row for row in csv.DictReader(open(tmp_path / "grades.csv"))}
+    assert rows["mallory"]["points"] == rows["ada"]["points"] == "10"
+
+
+def test_code_beyond_a_submissions_budget_is_not_parsed(course, tmp_path):
+    from grader.pipeline.load import load_read, read_submission
+    from grader.settings import Settings
+    folder = tmp_path / "student"
+    folder.mkdir()
+    shutil.copy(ROOT / "solutions" / "vector_add.py", folder / "a_vector_add.py")
+    (folder / "b_padding.py").write_text("X = 1\n" * 5000)
+    settings = Settings(submission_code_chars=len((folder / "a_vector_add.py").read_text()) + 100)
+    loaded = load_read(read_submission(folder, course, ["vector_add"], settings), course, ["vector_add"], settings)
+    assert loaded["vector_add"].status == "found"
+    from grader.pipeline.load.files import CodeBudget, parse_file, read_bytes
+    budget = CodeBudget(settings)
+    parse_file(read_bytes(folder / "a_vector_add.py", settings), settings, budget)
+    refused = parse_file(read_bytes(folder / "b_padding.py", settings), settings, budget)
+    assert refused.problem == ("b_padding.py was not read: the submission's files together hold more than "
+                               f"{settings.submission_code_chars} characters of code")
+
+
+def test_the_hidden_seed_is_random_unless_given_and_a_guessable_one_is_named(course, tmp_path):
+    import re
+
+    from grader.classroom.autograde import _nbgrader_settings
+    from grader.classroom.nbgrader import init_course
+    from grader.course import GUESSABLE_SEEDS, guessable_seed
+    from grader.pipeline.load import SubmissionError
+    init_course(tmp_path / "one", course, {"ps1": ["vector_add"]})
+    init_course(tmp_path / "two", course, {"ps1": ["vector_add"]})
+    seeds = [int(re.search(r"hidden_seed = (\d+)", (tmp_path / name / "nbgrader_config.py").read_text())[1])
+             for name in ("one", "two")]
+    assert seeds[0] != seeds[1] and min(seeds) >= GUESSABLE_SEEDS and guessable_seed(seeds[0]) is None
+    assert "small enough to guess" in guessable_seed(1234) and "small enough to guess" in guessable_seed(0)
+    config = tmp_path / "one" / "nbgrader_config.py"
+    config.write_text(re.sub(r"c.GradeWithTritonCourse.hidden_seed = \d+\n", "", config.read_text()))
+    try:
+        _nbgrader_settings(tmp_path / "one")
+        raise AssertionError("a course without a hidden seed was graded")
+    except SubmissionError as error:
+        assert "sets no c.GradeWithTritonCourse.hidden_seed" in str(error)

@@ -31,8 +31,8 @@ from distributed import as_completed
 
 from .batch import default_jobs, progress_line
 from .cluster import connect, course_of
-from .nbgrader import graded_key, puzzles_of, read_graded_notebook, test_cell_outputs
-from ..course import load_course
+from .nbgrader import NO_HIDDEN_SEED, graded_key, puzzles_of, read_graded_notebook, test_cell_outputs
+from ..course import guessable_seed, load_course
 from ..pipeline.grade import grade_read
 from ..pipeline.load import SubmissionError
 from ..pipeline.results import printable
@@ -77,8 +77,12 @@ def _nbgrader_settings(course_dir):
     ours = config.GradeWithTritonCourse
     coursedir = CourseDirectory(config=config)
     coursedir.root = str(course_dir)
-    return {"course_file": ours.get("course_file", ""), "hidden_seed": ours.get("hidden_seed", 0),
-            "coursedir": coursedir}
+    if ours.get("hidden_seed") is None:
+        raise SubmissionError(NO_HIDDEN_SEED)
+    warning = guessable_seed(ours.hidden_seed)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return {"course_file": ours.get("course_file", ""), "hidden_seed": ours.hidden_seed, "coursedir": coursedir}
 
 
 def _pending(course_dir, settings, assignment, student, force):

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import unicodedata
 from collections import Counter
 import uuid
 from pathlib import Path
@@ -42,12 +43,21 @@ def students(directory, assignment=None):
     for stem, name, path in entries:
         student = stem if counts[stem] == 1 else name
         suffix = 1
-        while student in taken:  # two names that print alike (a control character and its written escape)
+        # Two names that print alike (a control character and its written escape), that make the same feedback file
+        # (a long name cut short, letters that differ in case or in Unicode's composition alone) or look alike in
+        # a spreadsheet: the later one is told apart.
+        while _file_key(student) in taken:
             suffix += 1
             student = f"{name}~{suffix}"
-        taken.add(student)
+        taken.add(_file_key(student))
         found.append((student, path))
     return found
+
+
+def _file_key(student):
+    """What makes two students' feedback files one: the file's name as a file system that folds case and
+    normalises Unicode would store it."""
+    return unicodedata.normalize("NFC", _file_name(student)).casefold()
 
 
 def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assignment=None, jobs=None,
@@ -81,22 +91,32 @@ def grade_class(course, directory, out, puzzle_ids=None, hidden_seed=None, assig
     shared = {"course_path": str(course.path), "course_text": course.path.read_text(), "puzzles": puzzle_ids,
               "hidden": [str(Path(directory).resolve())], "hidden_seed": hidden_seed}
     with connect(scheduler, jobs or default_jobs()) as client:
-        tasks = {}
-        for student, path in pending:  # read here, graded wherever the scheduler sends it
-            try:
-                submission = read_submission(path, course, puzzle_ids)
-            except SubmissionError as error:
-                record(student, unread(str(error)))
-                continue
-            future = client.submit(grade_student, {**shared, "student": student, "submission": submission},
-                                   key=f"grade-{len(tasks)}-{uuid.uuid4().hex}", pure=False)
-            tasks[future] = student
-        for future in as_completed(tasks):
+        tasks, finished, unsent = {}, as_completed(), iter(pending)
+
+        def send_next():
+            """Read the next student's submission here and send it to be graded wherever the scheduler says.
+            Only a few are read ahead of the workers: a class's submissions need not fit in memory at once."""
+            for student, path in unsent:
+                try:
+                    submission = read_submission(path, course, puzzle_ids)
+                except SubmissionError as error:
+                    record(student, unread(str(error)))
+                    continue
+                future = client.submit(grade_student, {**shared, "student": student, "submission": submission},
+                                       key=f"grade-{len(tasks)}-{uuid.uuid4().hex}", pure=False)
+                tasks[future] = student
+                finished.add(future)
+                return
+
+        for _ in range(2 * max(1, sum(client.nthreads().values()))):
+            send_next()
+        for future in finished:
             try:
                 outcome = _checked(future.result())
             except Exception as error:  # the task itself failed: a worker it ran on died each time, say
                 outcome = grader_failed(f"{type(error).__name__}: {printable(error)[:300]}")
-            record(tasks[future], outcome)
+            record(tasks.pop(future), outcome)
+            send_next()
     rows = _write_csv(out, roster, feedback, course, puzzle_ids)
     if progress:
         progress.write("\n")
@@ -128,10 +148,15 @@ def default_jobs(settings=DEFAULT):
 
 
 def _feedback(folder, student, suffix):
-    """The feedback file of a student: the id itself unless it is too long for a file name."""
+    """The feedback file of a student."""
+    return folder / f"{_file_name(student)}{suffix}"
+
+
+def _file_name(student):
+    """The id itself unless it is too long for a file name (students() keeps them apart)."""
     if len(student.encode()) > 200:
-        student = f"{student[:100]}~{hashlib.sha256(student.encode()).hexdigest()[:16]}"
-    return folder / f"{student}{suffix}"
+        return f"{student[:100]}~{hashlib.sha256(student.encode()).hexdigest()[:16]}"
+    return student
 
 
 def _write_csv(out, roster, feedback, course, puzzle_ids):

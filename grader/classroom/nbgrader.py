@@ -26,7 +26,7 @@ from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
-from ..course import load_course
+from ..course import guessable_seed, load_course, new_hidden_seed
 from ..pipeline.grade import grade_read
 from ..pipeline.load import read_submission
 from ..pipeline.report import puzzle_text
@@ -39,9 +39,11 @@ def test_cell_source(puzzle):
     return f'grade("{puzzle.id}", {puzzle.kernel})'
 
 
-def init_course(directory, course, assignments=None, seed=0):
-    """Write an nbgrader course directory; `assignments`: {name: [puzzle ids]} (default: one per puzzle)."""
+def init_course(directory, course, assignments=None, seed=None):
+    """Write an nbgrader course directory; `assignments`: {name: [puzzle ids]} (default: one per puzzle); `seed`:
+    the hidden cases' (a random one unless given)."""
     directory = Path(directory)
+    seed = new_hidden_seed() if seed is None else seed
     assignments = assignments or {p.notebook.stem: [p.id] for p in course.puzzles}
     for name, puzzle_ids in assignments.items():
         target = directory / "source" / name
@@ -192,13 +194,22 @@ class ReadOrExplain(NotebookExporter):
         return self.from_notebook_node(notebook, resources=resources, **kw)
 
 
+NO_HIDDEN_SEED = ("nbgrader_config.py sets no c.GradeWithTritonCourse.hidden_seed: the hidden cases need a seed that "
+                  "students cannot guess (`triton-course nbgrader init` writes a random one)")
+
+
 class GradeWithTritonCourse(NbGraderPreprocessor):
     """Grades a submitted notebook with the course grader and writes its test cells' outputs."""
 
     course_file = Unicode("", help="The course.yml the puzzles come from.").tag(config=True)
-    hidden_seed = Integer(0, help="Seed of the hidden cases and of the inputs at grading time.").tag(config=True)
+    hidden_seed = Integer(None, allow_none=True, help="Seed of the hidden cases and of the inputs at grading time "
+                                                      "(triton-course nbgrader init writes a random one).").tag(config=True)
 
     def preprocess(self, nb, resources):
+        if self.hidden_seed is None:
+            raise ValueError(NO_HIDDEN_SEED)
+        if guessable_seed(self.hidden_seed):
+            self.log.warning("c.GradeWithTritonCourse.hidden_seed: %s", guessable_seed(self.hidden_seed))
         course = load_course(self.course_file or None)
         puzzle_ids = [pid for pid in puzzles_of(nb) if any(p.id == pid for p in course.puzzles)]
         if not puzzle_ids:  # no test cell left (ReadOrExplain's notebook): nothing to grade, nothing to write

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
-from .files import (SUFFIXES, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
+from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile)
 from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
                      skeleton)
@@ -107,7 +107,11 @@ def read_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     except OSError as error:
         raise SubmissionError(f"{printable(path)}: {error.strerror}") from None
     if is_dir:
-        files = [read_bytes(p, settings) for p in list_directory(path, settings)]
+        entries, read, left = list_directory(path, settings), {}, settings.submission_bytes
+        for entry in sorted(entries, key=lambda entry: entry.suffix != ".py"):  # code first, then notebooks
+            read[entry] = read_bytes(entry, settings, left)
+            left -= len(read[entry].data or b"")
+        files = [read[entry] for entry in entries]
         if not files:
             raise SubmissionError(f"{printable(path)}: the directory has no .py or .ipynb files to grade")
         return Submission(path, True, files)
@@ -116,20 +120,25 @@ def read_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     if path.suffix not in SUFFIXES:
         raise SubmissionError(f"{printable(path)}: expected a .py file, a .ipynb notebook or a directory of "
                               "them")
-    siblings = [read_bytes(p, settings) for p in list_directory(modules_from, settings)
-                if p.suffix == ".py"] if modules_from else []
-    return Submission(path, False, [read_bytes(path, settings)], siblings)
+    read = read_bytes(path, settings)
+    siblings, left = [], settings.submission_bytes - len(read.data or b"")
+    for entry in list_directory(modules_from, settings) if modules_from else ():
+        if entry.suffix == ".py":
+            siblings.append(read_bytes(entry, settings, left))
+            left -= len(siblings[-1].data or b"")
+    return Submission(path, False, [read], siblings)
 
 
 def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
     """load_submission's second half: the Submission's files parsed, each puzzle's kernel found."""
-    files = [parse_file(read, settings) for read in submission.files]
+    budget = CodeBudget(settings)
+    files = [parse_file(read, settings, budget) for read in submission.files]
     if submission.is_dir:
         siblings = _siblings(files)
     else:
         if files[0].problem:
             raise SubmissionError(files[0].problem)
-        siblings = _siblings([parse_file(read, settings) for read in submission.siblings])
+        siblings = _siblings([parse_file(read, settings, budget) for read in submission.siblings])
     modules = [ModuleDefinitions(f, siblings) for f in files if not f.problem]
     if puzzle_ids:
         puzzles = [course.puzzle(pid) for pid in puzzle_ids]

@@ -84,14 +84,38 @@ class FileBytes:
     problem: str = None
 
 
-def read_bytes(path, settings):
-    """The FileBytes of `path`, read within its kind's size limit."""
+def read_bytes(path, settings, left=None):
+    """The FileBytes of `path`, read within its kind's size limit and the `left` bytes the submission's other
+    files left of settings.submission_bytes."""
     path = Path(path)
     limit = settings.notebook_file_bytes if path.suffix == ".ipynb" else settings.source_file_bytes
     try:
-        return FileBytes(path, read_regular_file(path, limit))
+        return FileBytes(path, read_regular_file(path, limit if left is None else max(0, min(limit, left))))
+    except TooLarge as error:
+        if left is not None and left < limit:
+            return FileBytes(path, problem=f"{printable(path.name)} was not read: with the files before it, the "
+                                           f"folder holds more than {_size(settings.submission_bytes)}, all the "
+                                           "grader reads of one submission")
+        return FileBytes(path, problem=f"{printable(path.name)} {error}")
     except UnreadableFile as error:
         return FileBytes(path, problem=f"{printable(path.name)} {error}")
+
+
+class CodeBudget:
+    """The characters of code left to parse of one submission (settings.submission_code_chars): its files
+    together, whose syntax trees are all kept while its kernels are found (about 400 bytes a character)."""
+
+    def __init__(self, settings):
+        self.left, self.chars = settings.submission_code_chars, settings.submission_code_chars
+
+    def take(self, text):
+        if len(text) > self.left:
+            return False
+        self.left -= len(text)
+        return True
+
+    def refusal(self, label):
+        return f"{label} was not read: the submission's files together hold more than {self.chars} characters of code"
 
 
 def read_file(path, settings):
@@ -99,8 +123,9 @@ def read_file(path, settings):
     return parse_file(read_bytes(path, settings), settings)
 
 
-def parse_file(read, settings):
-    """The SubmissionFile of a FileBytes: its sources parsed, or the reason it could not be."""
+def parse_file(read, settings, budget=None):
+    """The SubmissionFile of a FileBytes: its sources parsed, or the reason it could not be; `budget`: the
+    submission's CodeBudget."""
     path, data = read.path, read.data
     file = SubmissionFile(path)
     if read.problem:
@@ -111,6 +136,9 @@ def parse_file(read, settings):
             text = importlib.util.decode_source(data)  # the encoding cookie and newlines as Python reads them
         except (UnicodeDecodeError, SyntaxError, LookupError) as error:
             file.problem = f"{file.name} is not readable Python text ({error})"
+            return file
+        if budget is not None and not budget.take(text):
+            file.problem = budget.refusal(file.name)
             return file
         file.sources.append(parse_source(text, file.name, settings))
         return file
@@ -128,12 +156,20 @@ def parse_file(read, settings):
                 f"{file.name} cell {number}: the notebook holds more than {settings.code_chars} characters of code; "
                 "the cells from this one on were not read")))
             break
+        if budget is not None and not budget.take(text):
+            file.sources.append(Source(f"{file.name} cell {number}", problem=budget.refusal(
+                f"{file.name} from cell {number} on")))
+            break
         file.sources.append(parse_source(text, f"{file.name} cell {number}", settings, notebook=True))
     return file
 
 
 class UnreadableFile(Exception):
     """Why a path is not a file the grader reads: a link, a device, too large, ..."""
+
+
+class TooLarge(UnreadableFile):
+    """A file larger than the grader reads."""
 
 
 def read_regular_file(path, limit):
@@ -159,9 +195,12 @@ def read_regular_file(path, limit):
     finally:
         os.close(descriptor)
     if size > limit:
-        size = f"{limit / 2 ** 20:g} MiB" if limit >= 2 ** 20 else f"{limit / 2 ** 10:g} KiB"
-        raise UnreadableFile(f"is larger than {size}: the grader reads files up to that size")
+        raise TooLarge(f"is larger than {_size(limit)}: the grader reads files up to that size")
     return b"".join(chunks)
+
+
+def _size(limit):
+    return f"{limit / 2 ** 20:g} MiB" if limit >= 2 ** 20 else f"{limit / 2 ** 10:g} KiB"
 
 
 def _refuse_special(info):
