@@ -194,3 +194,16 @@ def test_what_values_may_be_read_of_keeps_out_internals_and_file_readers():
     files = {"load", "save", "savez", "fromfile", "tofile", "loadtxt", "savetxt", "genfromtxt", "memmap", "from_file",
              "open", "fromregex"}
     assert not {name for name in files & HOST_VALUE_ATTRIBUTES if hasattr(numpy, name) or hasattr(torch, name)}
+
+
+def test_the_workers_getattr_reads_public_names_only(tmp_path):
+    """Behind the rules, a second line: a module the worker runs reads no private attribute through getattr or
+    hasattr, whatever computed the name (here a module handed straight to the worker)."""
+    import pytest
+
+    from grader.pipeline.worker import KernelModules
+    for call in ("getattr((), '__cla' + 'ss__')", "hasattr((), '_' * 2 + 'class__')", "getattr((), 1)"):
+        modules = KernelModules({MAIN: f"X = {call}\n"}, tmp_path, "backstop")
+        with pytest.raises(AttributeError, match="public attributes only"):
+            modules.load()
+    assert KernelModules({MAIN: "X = getattr((), 'count')\n"}, tmp_path, "public").load().X is not None
