@@ -6,8 +6,8 @@ the worker without the load stage, is graded as a pass. Every other test hides t
 submission can put code (the same line as an import, behind a line break Python does not break on, a
 parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
 dead branch of the kernel, an attribute chain, a format string, getattr under another name, a module held as
-a value, a comprehension's variable, a decorator's arguments) and the verdict must stay 0 with the marker
-absent, under bubblewrap and with resource limits only.
+a value, a comprehension's variable, a decorator's arguments, a Triton helper that evaluates a string) and
+the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
@@ -131,6 +131,13 @@ def hiding_places(marker):
                                                    "    pass", "    size = block(BLOCK_SIZE)"),
         "in the decorator of a heuristic's function": heuristic().replace(
             "def pick", f"@triton.heuristics({escape(marker)} or {{}})\ndef pick"),
+        "through a Triton helper that evaluates a string": HEADER + (
+            "X = tl.constexpr(tl.str_to_ty(\"tensordesc<fp32[4],exec(bytes.fromhex("
+            f"'{payload(marker).encode().hex()}').decode(), {{}})>\", None) is None)\n") + DO_NOTHING.replace(
+                "    pass", "    y = X"),
+        "through a comprehension's first iterable": "import numpy\n" + HEADER + (
+            "X = tl.constexpr(int(str((numpy.float32, [m for numpy in [numpy] for m in [numpy]])[1][0].dtype)))\n"
+            ) + DO_NOTHING.replace("    pass", "    y = X"),
         "through numpy held in a constexpr": "import numpy\n" + heuristic("M.value.load('kernel.py', allow_pickle=True)"
                                                                             ).replace("def pick", "M = tl.constexpr(numpy)"
                                                                                       "\n\n\ndef pick"),
@@ -178,7 +185,8 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
                        "through numpy held in a tuple", "through torch held in a default",
                        "through numpy held in a constexpr", "through a comprehension's loop variable",
                        "in a heuristics decorator's other arguments", "in a constexpr function's decorator",
-                       "in the decorator of a heuristic's function"}
+                       "in the decorator of a heuristic's function", "through a Triton helper that evaluates a string",
+                       "through a comprehension's first iterable"}
     assert len(places) >= 25
 
 
@@ -207,3 +215,39 @@ def test_the_workers_getattr_reads_public_names_only(tmp_path):
         with pytest.raises(AttributeError, match="public attributes only"):
             modules.load()
     assert KernelModules({MAIN: "X = getattr((), 'count')\n"}, tmp_path, "public").load().X is not None
+
+
+def test_of_triton_a_submission_may_call_its_language_only():
+    """Every callable the rules let a submission name, walked through the modules it may name, is a Triton builtin,
+    a @jit helper, a type, a libdevice name, one of triton's decorators and launch helpers, or math's: none of
+    Triton's plain Python helpers, which run on the host with the real builtins (tl.str_to_ty evaluates a string)."""
+    import math
+    import types
+
+    import triton
+    import triton.language as tl
+    from triton.runtime.jit import JITCallable
+
+    from grader.pipeline.load.rules import TRITON_TOP_LEVEL, static_attribute
+    top_level = [getattr(triton, name, None) for name in TRITON_TOP_LEVEL]
+    seen, allowed = set(), []
+
+    def walk(module, depth=0):
+        if module.__name__ in seen or depth > 4:
+            return
+        seen.add(module.__name__)
+        for name in dir(module):
+            value = None if name.startswith("_") else static_attribute(module, name, host=True)
+            if isinstance(value, types.ModuleType):
+                walk(value, depth + 1)
+            elif callable(value) and not isinstance(value, (tl.dtype, tl.constexpr)) and \
+                    not any(value is helper for helper in top_level):
+                allowed.append((f"{module.__name__}.{name}", value))
+
+    for module in (triton, tl, math):
+        walk(module)
+    assert len(allowed) > 300
+    odd = [name for name, value in allowed
+           if not (tl.core.is_builtin(value) or isinstance(value, (JITCallable, type)) or
+                   getattr(value, "__module__", "") in ("math", "triton.language.extra.libdevice"))]
+    assert not odd, odd

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import triton
 import triton.language as tl
+from triton.runtime.jit import JITCallable
 
 # The builtins Triton's code generator resolves inside a kernel (code_generator.builtin_namespace).
 KERNEL_BUILTINS = frozenset({"range", "float", "int", "len", "min", "max", "print", "isinstance", "getattr",
@@ -146,8 +147,16 @@ def kernel_object(value):
         # A @jit helper of triton.language is a JITFunction, or an InterpretedFunction when TRITON_INTERPRET was
         # set at import: its own function tells where it comes from.
         inner = getattr(value, "fn", None) if type(value).__module__.startswith("triton.runtime") else None
-        module = getattr(inner if callable(inner) else value, "__module__", None) or ""
-        return module == "math" or module.startswith("triton.language")
+        function = inner if callable(inner) else value
+        module = getattr(function, "__module__", None) or ""
+        if module == "math":
+            return True
+        # Of triton.language, its language only: the builtins, the @jit helpers, the types, and libdevice's names
+        # (stubs the compiler and the interpreter replace). Its plain Python helpers run on the host, with real
+        # builtins: tl.str_to_ty evaluates a string (it ran a submission's payload in the worker).
+        return module.startswith("triton.language") and (
+            tl.core.is_builtin(function) or isinstance(value, (JITCallable, type)) or
+            isinstance(function, JITCallable) or module == "triton.language.extra.libdevice")
     return False
 
 
@@ -414,8 +423,12 @@ class Checker:
                 self.attribute(node, self.resolve(node.args[0]), name.value)
 
     def visit_comprehension(self, node):
+        # Its iterable first, where its own target is not bound yet: the first one is read in the enclosing scope.
+        self.visit(node.iter)
         self.locals |= _stored_names([node.target])
-        self.generic_visit(node)
+        self.visit(node.target)
+        for condition in node.ifs:
+            self.visit(condition)
 
     def visit_ListComp(self, node):
         # A comprehension's loop variables are its own (Python 3): outside it, the same names are the module's.
