@@ -581,7 +581,8 @@ def test_a_notebook_check_shows_its_verdict_and_then_the_estimate(tmp_path):
     verdict, estimate_shown = notebook.cells[2].outputs, notebook.cells[3].outputs
     assert "Estimating it on the CPU" in verdict[0].data["text/html"]
     assert verdict[1].text.startswith("vector_add: Vector add - PASS") and "at once: None" in verdict[1].text
-    assert estimate_shown[0].text == "then: memory None\n"
+    # One print can reach the notebook as several stream messages when the machine is busy.
+    assert "".join(output.text for output in estimate_shown if output.output_type == "stream") == "then: memory None\n"
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import triton
 import triton.language as tl
+from triton.runtime.interpreter import InterpretedFunction
 from triton.runtime.jit import JITCallable
 
 # The builtins Triton's code generator resolves inside a kernel (code_generator.builtin_namespace).
@@ -155,8 +156,8 @@ def kernel_object(value):
         # (stubs the compiler and the interpreter replace). Its plain Python helpers run on the host, with real
         # builtins: tl.str_to_ty evaluates a string (it ran a submission's payload in the worker).
         return module.startswith("triton.language") and (
-            tl.core.is_builtin(function) or isinstance(value, (JITCallable, type)) or
-            isinstance(function, JITCallable) or module == "triton.language.extra.libdevice")
+            tl.core.is_builtin(function) or isinstance(value, (JITCallable, InterpretedFunction, type)) or
+            module == "triton.language.extra.libdevice")
     return False
 
 
