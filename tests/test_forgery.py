@@ -6,8 +6,8 @@ the worker without the load stage, is graded as a pass. Every other test hides t
 submission can put code (the same line as an import, behind a line break Python does not break on, a
 parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
 dead branch of the kernel, an attribute chain, a format string, getattr under another name, a module held as
-a value, a comprehension's variable, a decorator's arguments, a Triton helper that evaluates a string) and
-the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
+a value, a comprehension's variable, a decorator's arguments, a Triton helper that evaluates a string, a
+second docstring) and the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
 """
 import textwrap
 
@@ -56,7 +56,8 @@ def through(reader, marker):
     """Lines that reach the real builtins with `reader(obj, name)` (getattr under another name) and run the payload:
     names built at run time, where the load stage cannot read them."""
     return [f"base = {reader}({reader}((), '__cla' + 'ss__'), '__ba' + 'se__')",
-            f"found = [c for c in {reader}(base, '__subcl' + 'asses__')() if {reader}(c, '__name__') == 'catch_warnings']",
+            f"found = [c for c in {reader}(base, '__subcl' + 'asses__')()"
+            f" if {reader}(c, '__name__') == 'catch_warnings']",
             f"{reader}({reader}(found[0](), '_mod' + 'ule'), '__builtins__')['exec']({payload(marker)!r}, {{}})"]
 
 
@@ -138,9 +139,17 @@ def hiding_places(marker):
         "through a comprehension's first iterable": "import numpy\n" + HEADER + (
             "X = tl.constexpr(int(str((numpy.float32, [m for numpy in [numpy] for m in [numpy]])[1][0].dtype)))\n"
             ) + DO_NOTHING.replace("    pass", "    y = X"),
-        "through numpy held in a constexpr": "import numpy\n" + heuristic("M.value.load('kernel.py', allow_pickle=True)"
-                                                                            ).replace("def pick", "M = tl.constexpr(numpy)"
-                                                                                      "\n\n\ndef pick"),
+        # Triton's interpreter reads a kernel's source back from the rebuilt file and takes its last `def` line.
+        "in a second docstring of the kernel": HEADER + DO_NOTHING.replace("    pass", (
+            '    "Adds x and y."\n    """Notes.\n    def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE):\n'
+            f"        pass\n    [b['exec'](b['bytes'].fromhex('{payload(marker).encode().hex()}').decode(), "
+            "{'__builtins__': b}) for b in [[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "
+            "'catch_warnings'][0]()._module.__builtins__]]\n    #\"\"\"\n    pass")),
+        "behind a keyword argument of Triton's internals": HEADER + DO_NOTHING.replace(
+            "    pass", "    offsets = tl.arange(0, BLOCK_SIZE, _semantic=None)"),
+        "through numpy held in a constexpr": "import numpy\n" + heuristic(
+            "M.value.load('kernel.py', allow_pickle=True)").replace(
+                "def pick", "M = tl.constexpr(numpy)\n\n\ndef pick"),
     }
     for character in LINE_BREAKS:
         # The old trap: a line kept by a loader that splits lines differently from Python's parser.
@@ -186,7 +195,8 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
                        "through numpy held in a constexpr", "through a comprehension's loop variable",
                        "in a heuristics decorator's other arguments", "in a constexpr function's decorator",
                        "in the decorator of a heuristic's function", "through a Triton helper that evaluates a string",
-                       "through a comprehension's first iterable"}
+                       "through a comprehension's first iterable",
+                       "behind a keyword argument of Triton's internals"}
     assert len(places) >= 25
 
 
@@ -253,3 +263,15 @@ def test_of_triton_a_submission_may_call_its_language_only():
            if not (tl.core.is_builtin(value) or isinstance(value, (JITCallable, InterpretedFunction, type)) or
                    getattr(value, "__module__", "") in ("math", "triton.language.extra.libdevice"))]
     assert not odd, odd
+
+
+def test_no_string_of_a_rebuilt_module_spans_lines():
+    """Triton's interpreter reads a kernel's source back from the rebuilt file, line by line: a string over
+    several lines would hide lines the rules never saw as code (the second docstring above), so the rebuild
+    drops the strings a function starts with and refuses any other string over several lines."""
+    import pytest
+
+    from grader.pipeline.load.module import _one_line_strings
+    _one_line_strings("main", "x = 'a\\nb'\ny = f'{x}'\n")
+    with pytest.raises(ValueError, match="a string over several lines"):
+        _one_line_strings("main", 'x = """a\ndef add_kernel(): pass"""\n')

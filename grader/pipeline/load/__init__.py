@@ -346,6 +346,9 @@ def _loaded(puzzle, file, binding, notes):
     except RecursionError:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
             f"{puzzle.kernel} in {file.name} is nested too deeply for the grader to read"))])
+    except ValueError as error:
+        return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
+            f"{puzzle.kernel} in {file.name}: {error}"))])
     unused = [name for name in kernel_closure.heuristics if name not in params and name not in LAUNCH_OPTIONS]
     if unused:  # Triton drops them too
         notes = notes + [f"@triton.heuristics computes {', '.join(unused)}, which {puzzle.kernel} has no parameter "

@@ -15,6 +15,8 @@ line of the result remembers where the student wrote it, for reports.
 """
 import ast
 import copy
+import io
+import tokenize
 from dataclasses import dataclass, field
 
 import triton
@@ -404,7 +406,8 @@ def _check_heuristics(call, module, binding, result, of_kernel):
 
 def rebuild(bindings, main):
     """{module name: (source text, [origin per line])} for the bindings, `main` (a ModuleDefinitions) first,
-    under the name MAIN; raises RecursionError for trees too deep to print."""
+    under the name MAIN; raises RecursionError for trees too deep to print, ValueError for a string that would
+    span lines."""
     by_module = {}
     for binding in bindings:
         if binding.kind == "host" or binding.statement is None:
@@ -425,18 +428,17 @@ def rebuild(bindings, main):
             lines += text.split("\n")
             origins += _origins(statement, text, binding.source)
         modules[name] = ("\n".join(lines) + "\n", origins)
+        _one_line_strings(name, modules[name][0])
     return {MAIN: modules.pop(MAIN, ("", [])), **modules}
 
 
 def _statement_for(binding):
+    statement = binding.statement
+    if isinstance(statement, ast.FunctionDef):
+        statement = _without_docstrings(statement)
     if binding.kind != "jit" or binding.statement is not binding.function:
-        return binding.statement
-    function = copy.copy(binding.function)
-    body = binding.function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        body = body[1:] or [ast.copy_location(ast.Pass(), body[0])]  # a docstring is not code
-    function.body = body
+        return statement
+    function = statement
     decorators = []
     for decorator in binding.jit["decorators"]:
         obj, call = resolve_decorator(decorator, binding.module)
@@ -451,6 +453,27 @@ def _statement_for(binding):
     # @triton.autotune is the GPU stage's business: its configurations travel apart, read in the sandbox.
     function.decorator_list = decorators
     return function
+
+
+def _without_docstrings(function):
+    """A copy of the function without the strings its body starts with. They are not code, and ast.unparse writes
+    a function's first string over several lines, which Triton's interpreter reads back from the rebuilt file: it
+    took a `def` written inside a second docstring for the kernel's own and ran what followed."""
+    body = function.body
+    while body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    function = copy.copy(function)
+    function.body = body or [ast.copy_location(ast.Pass(), function.body[0])]
+    return function
+
+
+def _one_line_strings(name, text):
+    """Raise ValueError if a string of the rebuilt module `text` spans lines: every line of a rebuilt file must be
+    a line of checked code (Triton's interpreter reads a kernel's source back from it, line by line)."""
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.STRING and token.start[0] != token.end[0]:
+            raise ValueError(f"a string over several lines ({name}, line {token.start[0]}): write it on one line")
 
 
 def _origins(statement, text, source):

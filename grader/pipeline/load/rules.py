@@ -409,6 +409,10 @@ class Checker:
         self.generic_visit(node)
 
     def visit_Call(self, node):
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg.startswith("_"):
+                self.refuse(node, f"`{keyword.arg}=` is an internal of Triton or Python, not an argument a "
+                                  "submission passes")
         reader = isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_READERS and \
             node.func.id not in self.locals and node.func.id not in self.namespace
         if reader and node.args:
