@@ -171,8 +171,7 @@ def _grade(course, args):
     from .pipeline.sandbox import conceal
     if args.hidden_seed is not None:  # other processes of this user must not read it in /proc
         conceal({str(args.hidden_seed)})
-        if guessable_seed(args.hidden_seed):
-            print(f"warning: {guessable_seed(args.hidden_seed)}", file=sys.stderr)
+        _warn_if_guessable(args.hidden_seed)
     for puzzle_id in args.puzzle or ():
         try:
             course.puzzle(puzzle_id)
@@ -189,6 +188,12 @@ def _grade(course, args):
     print(f"{len(rows)} students graded: {args.out}, reports in {Path(args.out).parent / (Path(args.out).stem + '_feedback')}"
           f", what the class got wrong in {class_page_path(args.out)}")
     return EXIT_PASS
+
+
+def _warn_if_guessable(seed):
+    warning = guessable_seed(seed)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def _nbgrader_init(course, args):
@@ -209,8 +214,7 @@ def _nbgrader_init(course, args):
         print(f"source/{name}: {', '.join(puzzle_ids)}")
     print(f"{args.directory}/nbgrader_config.py written, with the hidden cases' seed: keep it away from students. "
           f"Next: cd {args.directory} && nbgrader generate_assignment NAME")
-    if guessable_seed(args.seed):
-        print(f"warning: {guessable_seed(args.seed)}", file=sys.stderr)
+    _warn_if_guessable(args.seed)
     return EXIT_PASS
 
 

@@ -107,11 +107,7 @@ def read_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
     except OSError as error:
         raise SubmissionError(f"{printable(path)}: {error.strerror}") from None
     if is_dir:
-        entries, read, left = list_directory(path, settings), {}, settings.submission_bytes
-        for entry in sorted(entries, key=lambda entry: entry.suffix != ".py"):  # code first, then notebooks
-            read[entry] = read_bytes(entry, settings, left)
-            left -= len(read[entry].data or b"")
-        files = [read[entry] for entry in entries]
+        files = _read_within_budget(list_directory(path, settings), settings)
         if not files:
             raise SubmissionError(f"{printable(path)}: the directory has no .py or .ipynb files to grade")
         return Submission(path, True, files)
@@ -121,12 +117,19 @@ def read_submission(path, course, puzzle_ids=None, settings=DEFAULT, modules_fro
         raise SubmissionError(f"{printable(path)}: expected a .py file, a .ipynb notebook or a directory of "
                               "them")
     read = read_bytes(path, settings)
-    siblings, left = [], settings.submission_bytes - len(read.data or b"")
-    for entry in list_directory(modules_from, settings) if modules_from else ():
-        if entry.suffix == ".py":
-            siblings.append(read_bytes(entry, settings, left))
-            left -= len(siblings[-1].data or b"")
+    siblings = _read_within_budget([p for p in list_directory(modules_from, settings) if p.suffix == ".py"],
+                                   settings, spent=len(read.data or b"")) if modules_from else []
     return Submission(path, False, [read], siblings)
+
+
+def _read_within_budget(paths, settings, spent=0):
+    """The FileBytes of `paths`, in their order, all of them together within settings.submission_bytes (less the
+    `spent` bytes already read of the submission): the .py files are read first, then the notebooks."""
+    read, left = {}, settings.submission_bytes - spent
+    for path in sorted(paths, key=lambda path: path.suffix != ".py"):
+        read[path] = read_bytes(path, settings, left)
+        left -= len(read[path].data or b"")
+    return [read[path] for path in paths]
 
 
 def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):

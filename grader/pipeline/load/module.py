@@ -472,7 +472,7 @@ def _one_line_strings(name, text):
     """Raise ValueError if a string of the rebuilt module `text` spans lines: every line of a rebuilt file must be
     a line of checked code (Triton's interpreter reads a kernel's source back from it, line by line)."""
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        # STRING, or from Python 3.12 on the FSTRING_MIDDLE of an f-string: any token but the line breaks'
+        # STRING, or from Python 3.12 on the FSTRING_MIDDLE of an f-string: any token but the line breaks
         if token.type not in (tokenize.NEWLINE, tokenize.NL) and token.start[0] != token.end[0]:
             raise ValueError(f"a string over several lines ({name}, line {token.start[0]}): write it on one line")
 
