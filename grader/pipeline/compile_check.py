@@ -106,9 +106,9 @@ def compile_kernel(kernel, args, target, options=None, aligned=lambda param: Tru
 
 def compile_resources(kernel, args, target, config):
     """What the compiled kernel asks of an SM, compiled for sm_`target` as launched with `args` and `config`'s
-    num_warps and num_stages: {"registers", "spills" (bytes stored), "shared" (bytes), "num_warps"}, or
-    {"error": the compiler's message}. ptxas reports registers and spills as it assembles (Triton's
-    dump_ptxas_log prints its -v report)."""
+    num_warps and num_stages: {"registers", "spills" (bytes stored), "shared" (bytes), "num_warps", "pipelined"
+    (tiles_pipelined), "lanes" (lane_axes)}, or {"error": the compiler's message}. ptxas reports registers and
+    spills as it assembles (Triton's dump_ptxas_log prints its -v report)."""
     import contextlib
     import io
 
@@ -130,7 +130,21 @@ def compile_resources(kernel, args, target, config):
     return {"registers": int(registers.group(1)) if registers else None,
             "spills": int(spills.group(1)) if spills else 0,
             "shared": int(binary.metadata.shared), "num_warps": int(binary.metadata.num_warps),
-            "lanes": lane_axes(binary.asm.get("ttgir", ""))}
+            "pipelined": tiles_pipelined(binary.asm.get("ttgir", "")), "lanes": lane_axes(binary.asm.get("ttgir", ""))}
+
+
+DOT_OP = re.compile(r"\b(?:tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b")
+ASYNC_TILE_COPY = re.compile(r"\b(?:ttg\.async_copy_global_to_local|ttng\.async_tma_copy_global_to_local)\b")
+
+
+def tiles_pipelined(ttgir):
+    """Whether a TritonGPU module (its text) with a tl.dot copies tiles from global to shared memory asynchronously,
+    ahead of the dot that needs them; None without a dot. The compiler's pipeliner does so for the loads of a `for`
+    loop given two stages or more (num_stages); a `while` loop's loads, or one stage's, are plain loads that the
+    dot waits for in each iteration."""
+    if not DOT_OP.search(ttgir):
+        return None
+    return ASYNC_TILE_COPY.search(ttgir) is not None
 
 
 BLOCKED_LAYOUT = re.compile(r"^#(blocked\d*) = #ttg\.blocked<\{sizePerThread = \[[\d, ]*\], threadsPerWarp = "

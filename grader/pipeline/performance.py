@@ -16,7 +16,9 @@ The model is a roofline with four ceilings, each from a counter the interpreter 
               whichever takes longer: the two run on different pipes, side by side.
 A program alone on its SM (its registers or shared memory leave no room for a second) has no other program to
 run while it waits for memory: its round trips and its arithmetic take turns, and the larger of the two
-ceilings includes the smaller.
+ceilings includes the smaller. A tl.dot whose tiles the compiler does not load ahead (a while loop, one
+pipeline stage: compile_check.tiles_pipelined) waits for them in every iteration: moving them and multiplying
+them take turns within each program, and only the other programs on its SM hide some of the smaller.
 The estimate is the highest ceiling plus the launch. What would make the largest difference, in time, is said
 in words the student can act on. The GPUs' figures are what the GPU stage measured where we have run it
 (bench/results/), the datasheet otherwise.
@@ -216,7 +218,7 @@ def _occupancy(spec, resources, config):
     limited_by = min(limits, key=limits.get)
     return {"programs_per_sm": max(limits[limited_by], 0), "limited_by": limited_by,
             "registers": resources.get("registers"), "spills": resources.get("spills", 0),
-            "shared": resources.get("shared", 0), "num_warps": warps}
+            "shared": resources.get("shared", 0), "num_warps": warps, "pipelined": resources.get("pipelined")}
 
 
 def _ceilings(spec, counts, occupancy, programs, resources, config):
@@ -262,11 +264,21 @@ def _ceilings(spec, counts, occupancy, programs, resources, config):
             compute += latency
         else:
             latency += compute
-    return {"memory": (read + spill_dram) / spec.read_bandwidth +
-                      (written + spill_dram) / spec.write_bandwidth,
-            "requests": l2 / spec.l2_bandwidth,
-            "latency": latency,
-            "compute": compute}
+    memory = (read + spill_dram) / spec.read_bandwidth + (written + spill_dram) / spec.write_bandwidth
+    requests = l2 / spec.l2_bandwidth
+    if resources.get("pipelined") is False and resident:
+        # The dot waits for each iteration's tiles, and the next tiles wait for the dot: within a program, moving
+        # them and multiplying them take turns; the other programs on its SM run theirs meanwhile, so that a
+        # 1/resident share of the smaller is not hidden (measured: the one-stage matmuls and attentions, against
+        # the pipelined solutions).
+        fetch = max(memory, requests)
+        if compute >= fetch:
+            compute += fetch / resident
+        elif memory >= requests:
+            memory += compute / resident
+        else:
+            requests += compute / resident
+    return {"memory": memory, "requests": requests, "latency": latency, "compute": compute}
 
 
 def _l2_missed(spec, moved):
@@ -359,9 +371,12 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
 
     def saving(**changes):
         changed = _ceilings(spec, {**counts, **changes.get("counts", {})}, changes.get("occupancy", occupancy),
-                            programs, resources, config)
+                            programs, changes.get("resources", resources), config)
         return predicted - (max(changed.values()) + LAUNCH_S)
 
+    # The L2's share of the time, without what a dot's tiles not loaded ahead add to it (told apart below).
+    overlapped = ceilings if resources.get("pipelined") is not False else \
+        _ceilings(spec, counts, occupancy, programs, {**resources, "pipelined": True}, config)
     for access in counts["accesses"]:
         ratio = access["sectors_per_request"] / max(access["ideal_per_request"], 1e-9)
         if ratio >= 1.5:
@@ -387,7 +402,7 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
                 "the L2 at best. Read it once and keep it in registers.")))
         elif tensor["role"] != "output" and counts["dots"] and tensor["shared_by"] >= 8 and \
                 max(ceilings, key=ceilings.get) == "requests":
-            found.append((ceilings["requests"] - max(v for k, v in ceilings.items() if k != "requests"), (
+            found.append((overlapped["requests"] - max(v for k, v in overlapped.items() if k != "requests"), (
                 f"each element of {tensor['name']} is loaded by {tensor['shared_by']:.0f} programs, once per tile "
                 "that needs it: larger tiles load it fewer times (and a grouped program order keeps it in the L2).")))
     if occupancy["spills"]:
@@ -418,6 +433,13 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
             f"{max(r['executions_per_program'] for r in looped):.0f} times a program, each across its "
             f"{occupancy['num_warps']} warps: through shared memory, with barriers that stop every warp. Keep a block "
             "of partial results in the loop and reduce it once after it, or give each program fewer warps.")))
+    if resources.get("pipelined") is False and counts["dots"]:
+        lines = sorted({dot["line"] for dot in counts["dots"] if dot["line"] is not None})
+        found.append((saving(resources={**resources, "pipelined": True}), (
+            f"the tiles of the tl.dot at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))} are loaded in "
+            "the iteration that multiplies them, so each iteration waits for memory before its dot: the compiler "
+            "loads the next tiles during this one's dot only in a `for` loop over range (or tl.range) with "
+            "num_stages of 2 or more, not in a while loop.")))
     taking_turns = min(ceilings["latency"], ceilings["compute"]) if occupancy["programs_per_sm"] == 1 else 0.0
     turns_told = taking_turns > 0.05 * predicted
     if turns_told:

@@ -153,7 +153,12 @@ def check_resources(resources):
     registers = resources.get("registers")
     return {"registers": None if registers is None else _int(registers, 0, 256),
             "spills": _count(resources.get("spills", 0)), "shared": _int(resources.get("shared", 0), 0, 2 ** 24),
-            "num_warps": _int(resources.get("num_warps"), 1, 33)}
+            "num_warps": _int(resources.get("num_warps"), 1, 33), "pipelined": _flag(resources.get("pipelined"))}
+
+
+def _flag(value):
+    _expect(value is None or isinstance(value, bool), "a flag is not true, false or absent")
+    return value
 
 
 def check_runs(returned, cases, orders, settings, modules=()):
