@@ -70,6 +70,17 @@ HOSTILE = {
     "megabytes of printing": (".py", SOLUTION.replace("    tl.store(out_ptr", "    for _ in range(20):\n"
                                                       "        tl.device_print('spam spam spam spam', offsets)\n"
                                                       "    tl.store(out_ptr"), "pass", None),
+    # The answer computed by host code from the inputs' values, handed to the kernel as a constant: a heuristic
+    # sees the tensors' sizes only.
+    "computes the answer on the host in a heuristic": (".py", SOLUTION.replace("@triton.jit", (
+        "@triton.heuristics({'SUMS': lambda args: tuple(map(float, args['x_ptr'] + args['y_ptr']))})\n"
+        "@triton.jit")).replace("BLOCK_SIZE: tl.constexpr)", "BLOCK_SIZE: tl.constexpr, SUMS: tl.constexpr)"),
+        "fail", "kernel_error"),
+    # Most of the puzzle's time limit in every case: the limit is the puzzle's, not each case's.
+    "slow in every case": (".py", SOLUTION.replace("    tl.store(out_ptr", (
+        "    spin = 0\n    if pid == 0:\n        for i in range(300000):\n            spin = spin + 1\n"
+        "    tl.store(out_ptr")).replace("x + y, mask=mask)", "x + y + (spin - spin), mask=mask)"),
+        "error", "timeout"),
     "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,
                             "fail", "out_of_bounds"),
     "monkeypatches the grader": (".py", "import grader.pipeline.compare\ngrader.compare.compare = lambda *a, **k: []\n"

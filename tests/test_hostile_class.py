@@ -227,6 +227,38 @@ def test_hidden_cases_say_what_failed_and_nothing_of_their_sizes(course, tmp_pat
     assert sizes and not any(re.search(rf"\b{size}\b", text) for size in sizes)
 
 
+PUBLIC_SIZES = "((1000,), (1,), (100,), (2048,), (5003,), (777,))"
+
+
+def test_a_heuristic_that_fails_on_a_hidden_case_tells_nothing_of_it(course, tmp_path):
+    """A heuristic that raises with the hidden case's sizes in its message: it ran outside any handler, and the
+    worker's traceback reached the feedback."""
+    failing = "int('sizes ' + str(tuple(args['x_ptr'].shape)) + ' and ' + str(args['n_elements']))"
+    path = tmp_path / "leak.py"
+    path.write_text(SOLUTION.replace("@triton.jit", (
+        f"@triton.heuristics({{'LEAK': lambda args: 0 if (args['n_elements'],) in {PUBLIC_SIZES} else {failing}}})\n"
+        "@triton.jit")).replace("BLOCK_SIZE: tl.constexpr)", "BLOCK_SIZE: tl.constexpr, LEAK: tl.constexpr)"))
+    report = grade_module.grade_submission(course, path, ["vector_add"], hidden_seed=4321)
+    sizes = {str(spec.symbols["N"]) for spec in with_hidden_cases(course.puzzle("vector_add"), 4321).cases
+             if spec.hidden and spec.symbols["N"] >= 100} - {str(spec.symbols["N"]) for spec in course.puzzle(
+                 "vector_add").cases}
+    text = json.dumps(report.to_dict())
+    assert report.puzzles[0].status != "pass"
+    assert sizes and not any(re.search(rf"\b{size}\b", text) for size in sizes), text
+
+
+def test_what_a_worker_printed_as_it_died_is_withheld_where_hidden_cases_ran(course):
+    """However the worker dies, its last words may come from a hidden case: with hidden cases among its cases the
+    student reads that it died, not what it printed."""
+    puzzle = course.puzzle("vector_add")
+    ending = sandbox.Ending("crash", "the worker exited with code 1\nValueError: N=31337")
+    public = grade_module._verdict(puzzle, None, [], ending, 0, Settings(), (), None, False)
+    hidden = grade_module._verdict(with_hidden_cases(puzzle, 4321), None, [], ending, 0, Settings(), (), None, False)
+    assert "N=31337" in public.diagnostics[0].message
+    assert "N=31337" not in hidden.diagnostics[0].message
+    assert hidden.diagnostics[0].message.startswith("the worker exited with code 1 (what it printed is withheld")
+
+
 FORGED_RESULTS = {
     "not a pickle": lambda path: path.write_bytes(b"\x00garbage"),
     "a mapping with nothing in it": lambda path: torch.save({}, path),

@@ -4,12 +4,13 @@ The interpreter runs plain Python, so it accepts what the GPU compiler rejects: 
 tl.constexpr, a tl.dot on blocks smaller than 16, a non-constexpr global. `triton.compile` needs no GPU to
 produce PTX. It runs in the sandboxed worker, before interpretation (constexpr functions run while compiling).
 """
+import contextlib
 import json
 import os
 import re
 from pathlib import Path
 
-from .interpret import bind_arguments, constexpr_params, python_function
+from .interpret import KernelCrashed, bind_arguments, constexpr_params, python_function
 
 POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
                  "int32": "*i32", "int64": "*i64"}
@@ -45,7 +46,7 @@ def pointer_type(value):
 
 def signature(fn, bound, aligned=lambda param: True):
     """Triton signature, constexprs and attributes as a real launch makes them from bound arguments
-    ({parameter: value}): constexpr where the kernel says so, an int equal to 1 folded in as a constant, ints
+    ({parameter: value}): constexpr where the kernel says so, an int equal to 1 or None folded in as a constant, ints
     divisible by 16 marked so, and pointers marked 16-byte aligned where `aligned` says (fresh allocations
     are; a view with a storage offset may not be), which lets the compiler vectorise."""
     constexprs = constexpr_params(fn)
@@ -53,7 +54,7 @@ def signature(fn, bound, aligned=lambda param: True):
     for index, param in enumerate(fn.__code__.co_varnames[:fn.__code__.co_argcount]):
         value = bound[param]
         pointer = pointer_type(value)
-        if param in constexprs or (type(value) is int and value == 1):
+        if param in constexprs or (type(value) is int and value == 1) or value is None:
             types[param], values[param] = "constexpr", value
         elif pointer is not None:
             types[param] = pointer
@@ -109,7 +110,6 @@ def compile_resources(kernel, args, target, config):
     num_warps and num_stages: {"registers", "spills" (bytes stored), "shared" (bytes), "num_warps", "pipelined"
     (tiles_pipelined), "lanes" (lane_axes)}, or {"error": the compiler's message}. ptxas reports registers and
     spills as it assembles (Triton's dump_ptxas_log prints its -v report)."""
-    import contextlib
     import io
 
     from triton import knobs
@@ -270,8 +270,9 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
         to_trace = launches
         if not fork and target != benchmark_target and compiles[target]() is None:  # its first launch compiled
-            accepted.add(specialisation(kernel, launches[0][1]))
-            to_trace = launches[1:]
+            with contextlib.suppress(KernelCrashed):  # a heuristic that fails the second time is traced below
+                accepted.add(specialisation(kernel, launches[0][1]))
+                to_trace = launches[1:]
         traced[target] = _first_traced_rejection(kernel, to_trace, target, modules, accepted)
     met = meanwhile() if meanwhile is not None and not any(traced.values()) else None
     failures, resources = {}, None
@@ -303,6 +304,8 @@ def _rejection(modules, suffix, kernel_name, launch, target, to_the_end=True):
     try:
         kernel = getattr(modules.load(suffix), kernel_name)
         compile_kernel(kernel, args, target) if to_the_end else lower_kernel(kernel, args, target)
+    except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
+        return None
     except Exception as error:
         return [*describe(error, modules), case]
     return None
@@ -312,11 +315,13 @@ def _first_traced_rejection(kernel, launches, target, modules, accepted):
     """(message, module, line, case) of the first launch the front of the compiler rejects, or None; what it
     accepts joins `accepted`."""
     for case, args in launches:
-        key = specialisation(kernel, args)
-        if key in accepted:
-            continue
         try:
+            key = specialisation(kernel, args)
+            if key in accepted:
+                continue
             trace_kernel(kernel, args, target)
+        except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
+            continue
         except Exception as error:
             return (*describe(error, modules), case)
         accepted.add(key)

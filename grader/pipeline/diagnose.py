@@ -23,6 +23,10 @@ HINTS = (
     ("cannot be combined with modifier", "cache_modifier and eviction_policy both tell a load how to use the "
                                          "caches, and ptxas accepts only some pairs: keep one of the two."),
     ("Block pointers have been removed", BLOCK_POINTERS_GONE + "."),
+    ("on meta tensors", "A heuristic sees each tensor's shape, strides and dtype, not its values: choose blocks "
+                        "and flags from sizes."),
+    ("Cannot copy out of meta tensor", "A heuristic sees each tensor's shape, strides and dtype, not its values: "
+                                       "choose blocks and flags from sizes."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )

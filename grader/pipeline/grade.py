@@ -139,7 +139,11 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
 def _verdict(puzzle, source, cases, outcome, seed, settings, hidden, pictures, performance):
     """The PuzzleResult of a job's outcome, or of the Ending or MalformedResult that took its place."""
     if isinstance(outcome, Ending):
-        return _error(puzzle, outcome.kind, f"{outcome.message}\n{ENDING_ADVICE[outcome.kind]}")
+        message = outcome.message
+        if any(spec.hidden for spec in puzzle.cases):  # what the worker printed may tell of the hidden cases
+            message = (message.split("\n", 1)[0] + " (what it printed is withheld: hidden cases were among its "
+                       "cases; `triton-course check` shows it for the public ones)")
+        return _error(puzzle, outcome.kind, f"{message}\n{ENDING_ADVICE[outcome.kind]}")
     if isinstance(outcome, MalformedResult):
         return _error(puzzle, "crash", f"the worker's result is malformed: {outcome}. {MALFORMED}")
 

@@ -444,7 +444,13 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
     while isinstance(layer, (Autotuner, Heuristics)):
         if isinstance(layer, Heuristics):
             for name, heuristic in layer.values.items():
-                value = heuristic(dict(bound))
+                try:
+                    value = heuristic(_sizes_only(bound))
+                except Exception as error:  # the kernel's own error, at the heuristic's line, like one in the kernel
+                    code = getattr(heuristic, "__code__", None)
+                    raise KernelCrashed(HeuristicFailed(f"the @triton.heuristics function for {name} raised "
+                                                        f"{type(error).__name__}: {error}"), (0,),
+                                        code and code.co_filename, code and code.co_firstlineno) from None
                 if name in names:
                     bound[name] = value
                 elif name in LAUNCH_OPTIONS and options is not None:
@@ -456,9 +462,26 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
     return bound
 
 
+def _sizes_only(bound):
+    """The arguments as a heuristic sees them: each tensor's shape, strides, storage offset and dtype on the meta
+    device, without its values. A heuristic chooses blocks from sizes; one that read the values would compute the
+    answer on the host and hand it to the kernel as a constant."""
+    import torch
+
+    def without_values(tensor):
+        elements = tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1)
+        return torch.empty(elements, dtype=tensor.dtype, device="meta").as_strided(
+            tensor.shape, tensor.stride(), tensor.storage_offset())
+    return {name: without_values(value) if isinstance(value, torch.Tensor) else value for name, value in bound.items()}
+
+
 def constexpr_params(fn):
     annotations = getattr(fn, "__annotations__", {})
     return {name for name, annotation in annotations.items() if _normalize_ty(annotation) == "constexpr"}
+
+
+class HeuristicFailed(Exception):
+    """A @triton.heuristics function raised while the arguments were bound."""
 
 
 class KernelCrashed(Exception):

@@ -303,7 +303,7 @@ def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worke
 
     Each worker started gets its request written afresh from the grader's memory into a folder made for it
     (nothing a worker leaves behind is read as a request). `shared`: request fields every job needs. A job that
-    hangs (no case done for `puzzle_timeout_s`), crashes or exhausts memory gets its Ending, and a fresh worker
+    takes longer than `puzzle_timeout_s`, crashes or exhausts memory gets its Ending, and a fresh worker
     takes up the rest. `progress(job id, cases done)` follows the worker's progress. `warm`: a WarmWorker
     (warm.py) that forks each worker from a process that has imported everything, `scratch` being one of its
     folders; without it, or once it is retired (a worker hung or took it down), each worker is a process
@@ -326,7 +326,10 @@ def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worke
             child = warm.start(module, folder, request, results)
         else:
             child = Child([sys.executable, "-m", module, str(request), str(results)], scratch, settings, hidden, gpu)
-        last_progress = time.monotonic()
+        # A job's time runs from the end of the one before it (or the worker's start), whatever its cases' progress:
+        # the limit is a puzzle's, and a kernel that takes most of it in every case would otherwise hold a class's
+        # worker for as many limits as the puzzle has cases.
+        job_started = time.monotonic()
         done, steps = set(), {}
         while child.poll() is None:
             # The worker takes its jobs in order: only the first without a result can be making progress (looking
@@ -340,13 +343,15 @@ def run_worker(jobs, scratch, settings, hidden=(), module="grader.pipeline.worke
                 finished.add(p)
             current = next((p for p in pending if p not in finished), None)
             counts = {**steps, **({current: _read_count(results / f"{current}.progress")} if current else {})}
+            if finished != done:
+                job_started = time.monotonic()
             if finished != done or counts != steps:
-                done, steps, last_progress = finished, counts, time.monotonic()
+                done, steps = finished, counts
                 if progress:
                     for job_id, count in counts.items():
                         progress(job_id, count)
-            finished_waiting = len(done) == len(pending) and time.monotonic() - last_progress > EXIT_GRACE_S
-            if finished_waiting or time.monotonic() - last_progress > settings.puzzle_timeout_s:
+            finished_waiting = len(done) == len(pending) and time.monotonic() - job_started > EXIT_GRACE_S
+            if finished_waiting or time.monotonic() - job_started > settings.puzzle_timeout_s:
                 child.kill()
                 stuck = next((p for p in pending if not _exists(results / f"{p}.pt")), None)
                 if stuck:  # else every result came before the worker hung on its way out
