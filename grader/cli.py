@@ -147,7 +147,11 @@ def _check(course, args):
     from .pipeline.grade import grade_submission  # imports torch and triton: only for the commands that need them
     from .pipeline.report import to_json, to_text
     # One student's puzzles in parallel on this machine's cores (a class grades its students in parallel instead).
-    report = grade_submission(course, args.path, args.puzzle, args.seed, settings=_estimating_for(args.gpu),
+    # A file's siblings are the student's own, as in the notebook, whose kernels may import the .py files beside
+    # it (a class folder is `grade`'s, where the file beside one student's is another's).
+    path = Path(args.path)
+    report = grade_submission(course, path, args.puzzle, args.seed, settings=_estimating_for(args.gpu),
+                              modules_from=path.parent if path.is_file() else None,
                               workers=os.cpu_count() or 1,
                               performance=args.performance,
                               check_cache=CheckCache(default_folder()) if args.check_cache else None)

@@ -63,12 +63,15 @@ class CaseSpec:
     inputs: dict  # tensor name -> {"scale": s, "offset": o}: values are randn * scale + offset
     group: str = "all"  # the group of cases whose points it shares (partial credit)
     hidden: bool = False  # made at grading time from the instructor's seed; never shown to students
+    contiguous: tuple = ()  # strided tensors kept contiguous in this case's layout (each stride its own tensor's)
 
     def describe(self):
         if self.hidden:
             return ""
         sizes = ", ".join(f"{k}={v}" for k, v in self.symbols.items())
         extras = [self.dtype] + ([LAYOUTS[self.layout]] if self.layout != "contiguous" else [])
+        if self.contiguous:
+            extras.append(f"{' and '.join(self.contiguous)} contiguous")
         if self.order == "shuffled":
             extras.append("shuffled program order")
         for name, values in self.inputs.items():
@@ -470,7 +473,7 @@ class _Reader:
     def case(self, entry, key_path, sizes, blocks, tensors, has_strided, groups):
         symbols = list(sizes) + list(blocks)
         entry = self.mapping(entry, key_path, required=["name"] + symbols,
-                             optional=("dtype", "layout", "order", "split", "inputs", "group"))
+                             optional=("dtype", "layout", "order", "split", "inputs", "group", "contiguous"))
         name = self.typed(entry["name"], str, f"{key_path}.name", "a string")
         key_path = f"{key_path} ({name})"
         values = {}
@@ -507,6 +510,14 @@ class _Reader:
                                                f"{sorted(columns)} columns of the strided tensors")
         elif split is not None:
             self.fail(f"{key_path}.split", "split is only used with layout: split")
+        contiguous = entry.get("contiguous", [])
+        strided = [t.name for t in tensors if t.strided]
+        if not isinstance(contiguous, list) or not all(name in strided for name in contiguous):
+            self.fail(f"{key_path}.contiguous", f"expected a list of the puzzle's strided tensors "
+                                                f"({', '.join(strided)}), got {contiguous!r}")
+        if contiguous and layout in ("contiguous", "split"):
+            self.fail(f"{key_path}.contiguous", f"keeps tensors contiguous in a strided layout; layout {layout} "
+                                                "has none to keep (split launches once per piece of every tensor)")
         order = entry.get("order", "sequential")
         if order not in ORDERS:
             self.fail(f"{key_path}.order", f"expected one of {', '.join(ORDERS)}, got {order!r}")
@@ -526,7 +537,8 @@ class _Reader:
         if group not in groups:
             self.fail(f"{key_path}.group", f"expected one of the puzzle's groups ({', '.join(groups)}), "
                                            f"got {group!r}")
-        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()), inputs, group)
+        return CaseSpec(name, values, dtype, layout, order, tuple(split or ()), inputs, group,
+                        contiguous=tuple(contiguous))
 
     def tolerances(self, value, key_path):
         value = self.typed(value, dict, key_path, "a mapping of dtype to {atol, rtol}")
@@ -581,6 +593,6 @@ def with_hidden_cases(puzzle, seed):
         for size, block in (puzzle.fits or {}).items():  # a size the kernel holds in one block still fits in one
             symbols[block] = max(symbols[block], EXPRESSION_BUILTINS["next_power_of_2"](symbols[size]))
         hidden.append(CaseSpec(f"hidden case {len(hidden) + 1}", symbols, spec.dtype, spec.layout, spec.order,
-                               spec.split, spec.inputs, spec.group, hidden=True))
+                               spec.split, spec.inputs, spec.group, hidden=True, contiguous=spec.contiguous))
     from dataclasses import replace
     return replace(puzzle, cases=puzzle.cases + tuple(hidden))

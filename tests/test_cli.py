@@ -8,7 +8,7 @@ import pytest
 
 from grader import cli, doctor
 
-from conftest import BUGS, ROOT
+from conftest import BUGS, ROOT, write_notebook
 
 
 def run(*args):
@@ -94,6 +94,17 @@ def test_check_json_shape_and_exit_code_1_on_failure():
 def test_check_selected_puzzles_only(capsys):
     assert cli.main(["check", "solutions", "--puzzle", "outer_add", "--puzzle", "vector_add", "--json"]) == 0
     assert [p["id"] for p in json.loads(capsys.readouterr().out)["puzzles"]] == ["outer_add", "vector_add"]
+
+
+def test_a_lone_notebook_imports_the_py_files_beside_it_as_its_own_check_does(tmp_path, capsys):
+    """The notebook's check imports the student's .py files beside it; so does `check` of that notebook (a class
+    folder, where the file beside one student's is another's, is `grade`'s)."""
+    (tmp_path / "helpers.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef add(x, y):\n    return x + y\n")
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    write_notebook(tmp_path / "mine.ipynb", ["from helpers import add\n" + solution.replace("x + y, mask", "add(x, y), mask")])
+    assert cli.main(["check", str(tmp_path / "mine.ipynb"), "--puzzle", "vector_add", "--no-performance", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["puzzles"][0]["status"] == "pass"
 
 
 @pytest.mark.parametrize("args,message", [

@@ -72,6 +72,11 @@ MALFORMED = [
      "puzzles[0] (vector_add).cases[0] (ragged tail).dtype", "bfloat16 arithmetic is wrong"),
     ("layout without strided tensors", lambda d: d["puzzles"][0]["cases"][0].update(layout="transposed"),
      "puzzles[0] (vector_add).cases[0] (ragged tail).layout", "strided: true"),
+    ("contiguous names a tensor that is not strided", lambda d: d["puzzles"][4]["cases"][0].update(
+        layout="padded_rows", contiguous=["y"]), "puzzles[4] (softmax).cases[0] (ragged row).contiguous",
+     "the puzzle's strided tensors (x, out)"),
+    ("contiguous in a contiguous case", lambda d: d["puzzles"][4]["cases"][0].update(contiguous=["out"]),
+     "puzzles[4] (softmax).cases[0] (ragged row).contiguous", "layout contiguous has none to keep"),
     ("split widths that do not add up", lambda d: d["puzzles"][2]["cases"][1].update(split=[2, 3]),
      "puzzles[2] (strided_views).cases[1] (split columns).split", "add up to 5"),
     ("reference with the wrong parameters", lambda d: d["puzzles"][0].update(reference="def f(a, b):\n    return a\n"),
@@ -138,7 +143,8 @@ def test_groups_must_add_up_and_be_used(tmp_path):
 def test_hidden_cases_keep_constexpr_sizes_and_change_the_others(course):
     from grader.course import with_hidden_cases
     attention = with_hidden_cases(course.puzzle("attention"), seed=11)
-    public, hidden = attention.cases[:9], attention.cases[9:]
+    count = len(course.puzzle("attention").cases)
+    public, hidden = attention.cases[:count], attention.cases[count:]
     assert len(hidden) == len(public) and all(c.hidden and c.describe() == "" for c in hidden)
     assert [c.symbols["D"] for c in hidden] == [c.symbols["D"] for c in public], "D is the constexpr HEAD_DIM"
     assert [c.symbols["N"] for c in hidden] != [c.symbols["N"] for c in public]

@@ -185,7 +185,8 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
     assert not marker.exists(), "the payload ran somewhere"
     refused = {name for name, r in results.items() if r.kinds & {"compile", "load_error"}}
     # Code the grader does not run is either refused with a diagnostic or simply never runs.
-    assert refused >= {"in a parameter default", "in a parameter annotation", "in a decorator argument",
+    # (An annotation Triton does not read, like a return annotation, is left out of the rebuilt module.)
+    assert refused >= {"in a parameter default", "in a decorator argument",
                        "in a heuristic", "in a constexpr function", "in a dead branch of the kernel",
                        "through an attribute chain in the kernel", "through the interpreter's arrays",
                        "through getattr with a built name", "through a format string", "in a constant's value",

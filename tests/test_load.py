@@ -4,7 +4,7 @@ import os
 import pytest
 
 from grader.pipeline.grade import grade_submission
-from grader.pipeline.load import SubmissionError
+from grader.pipeline.load import MAIN, SubmissionError, load_submission
 from grader.pipeline.load.files import read_file
 from grader.pipeline.load.module import ModuleDefinitions
 from grader.settings import DEFAULT
@@ -68,6 +68,20 @@ def test_a_wrong_signature_is_an_error(tmp_path, grade):
     assert result.status == "error"
     assert "add_kernel in vector_add.py takes 4 parameters (x_ptr, y_ptr, out_ptr, BLOCK_SIZE) but the grader " \
         "passes 5" in result.diagnostics[0].message
+
+
+def test_annotations_triton_reads_are_kept_and_the_others_left_out(tmp_path, course):
+    """Python's int, float and bool are Triton's i32, fp32 and i1; a return annotation or torch.Tensor Triton
+    ignores: a kernel carrying them is graded (they were refused as host code), and they never run."""
+    path = tmp_path / "vector_add.py"
+    path.write_text("import torch\n" + SOLUTION.replace(
+        "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):",
+        "def add_kernel(x_ptr: torch.Tensor, y_ptr, out_ptr, n_elements: int, BLOCK_SIZE: tl.constexpr) -> None:"))
+    loaded = load_submission(path, course, ["vector_add"])["vector_add"]
+    assert loaded.status == "found", [d.message for d in loaded.diagnostics]
+    text = loaded.source.modules[MAIN]
+    assert "n_elements: int" in text and "BLOCK_SIZE: tl.constexpr" in text
+    assert "torch" not in text and "-> None" not in text
 
 
 def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):

@@ -14,6 +14,17 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16}
 # An output element still holding this exact NaN was never written by the kernel.
 UNWRITTEN_BITS = {torch.float32: (torch.int32, 0x7FC0BEEF), torch.float16: (torch.int16, 0x7E5B)}
 STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
+# What an output holds in the second run of a case whose kernel read output elements before storing them: other
+# garbage, finite this time, to tell a kernel whose result depends on it from one that reads and never uses it.
+OTHER_GARBAGE = 1234.0
+
+
+def other_garbage(buffer):
+    """The output's parent with OTHER_GARBAGE where its views are (and the rest as it is)."""
+    parent = buffer.parent.clone()
+    for view in buffer.views:
+        parent.as_strided(view.shape, view.stride(), view.storage_offset()).fill_(OTHER_GARBAGE)
+    return parent
 
 
 def unwritten_fill(shape, dtype):
@@ -39,6 +50,7 @@ class Buffer:
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     loads: int = 0  # elements loaded through it, every lane counted
+    refilled: torch.Tensor = None  # the parent after the case ran again with OTHER_GARBAGE in the output (or None)
 
     @property
     def name(self):
@@ -134,7 +146,7 @@ def _make_buffer(tensor, spec, dtype, generator):
     shape = tensor.shape_at(spec.symbols)
     dtype = DTYPES[tensor.dtype] if tensor.dtype else dtype
     numel = int(np.prod(shape))
-    layout = spec.layout if tensor.strided else "contiguous"
+    layout = spec.layout if tensor.strided and tensor.name not in spec.contiguous else "contiguous"
     *outer, rows, columns = (1,) + shape if len(shape) == 1 else shape
     if layout == "every_other_column":
         parent = torch.empty(numel * 2, dtype=dtype)

@@ -69,14 +69,24 @@ def _check_written(case, buffer, settings):
             f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
             f"element, and the store mask must only exclude lanes past the end."), case.name))
     wrong = ~close & ~never_stored
-    if wrong.any() and buffer.spec.role == "output" and buffer.read_unwritten is not None:
+    # An output read before it was stored: the case ran again with other garbage in it (cases.OTHER_GARBAGE). Where
+    # the stored values changed, they depend on what the memory held, right or not; where they did not, the read
+    # was never used (and the values, right or wrong, are the kernel's own).
+    depends = None
+    if buffer.spec.role == "output" and buffer.read_unwritten is not None and buffer.refilled is not None:
+        again = buffer.refilled[positions]
+        depends = bool((stored & ~torch.eq(got, again).numpy() & ~(got.isnan() & again.isnan()).numpy()).any())
+    if buffer.spec.role == "output" and buffer.read_unwritten is not None and (depends or depends is None and
+                                                                               wrong.any()):
         position, reader = buffer.read_unwritten
         diagnostics.append(Diagnostic("read_before_write", (
             f"{buffer.name}: {_program(case, reader)} read {_where(buffer, position)} before any program stored it "
-            "(a tl.load, or an atomic such as tl.atomic_add, which reads the old value). An output starts as "
-            "whatever its memory held: garbage on a GPU (the caller's torch.empty), NaN here. Store every element "
-            "before reading it back, or accumulate in registers and store once; a kernel that adds into its "
-            "output with atomics needs the caller to zero it, which this puzzle's caller does not."),
+            "(a tl.load, or an atomic such as tl.atomic_add, which reads the old value)"
+            + (", and what it stored depends on it: run again with other garbage in the output, the kernel stored "
+               "other values. " if depends else ". ") +
+            "An output starts as whatever its memory held: garbage on a GPU (the caller's torch.empty), NaN here. "
+            "Store every element before reading it back, or accumulate in registers and store once; a kernel that "
+            "adds into its output with atomics needs the caller to zero it, which this puzzle's caller does not."),
             case.name, _blamed(case, reader)))
     if wrong.any():
         report = _mismatch_report(case, buffer, positions, got, expected, wrong, tolerance, settings)

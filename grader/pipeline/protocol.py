@@ -10,6 +10,7 @@ import io
 
 import torch
 
+from .cases import other_garbage
 from .load.files import UnreadableFile, read_regular_file
 from .performance import GPUS
 from .results import printable
@@ -53,7 +54,8 @@ def case_payload(puzzle, case, order=None):
         launches.append({"args": plan.args, "grid": list(plan.grid), "dims": plan.dims, "regions": regions,
                          "sequential": case.program_order(plan, "sequential"),
                          "shuffled": case.program_order(plan, "shuffled")})
-    return {"buffers": buffers, "launches": launches, "order": order or case.spec.order}
+    return {"buffers": buffers, "launches": launches, "order": order or case.spec.order,
+            "refill": {name: other_garbage(b) for name, b in case.buffers.items() if b.spec.role == "output"}}
 
 
 def read_result(path, settings):
@@ -246,6 +248,15 @@ def _run(run, order, case, modules, settings):
             _expect(_decodable(torch.tensor([reader]), case), "a read before a write names a program that does not "
                     "exist")
             checked["read_unwritten"][name] = (position, reader)
+    refilled = run.get("refilled", {})
+    _expect(isinstance(refilled, dict) and set(refilled) <= {n for n, b in case.buffers.items() if b.spec.role ==
+                                                                "output"}, "a second run returned other tensors")
+    checked["refilled"] = {}
+    for name, parent in refilled.items():
+        _expect(isinstance(parent, torch.Tensor) and parent.shape == case.buffers[name].parent.shape and
+                parent.dtype == case.buffers[name].parent.dtype and parent.device.type == "cpu",
+                f"{name} came back from its second run with the wrong shape, dtype or device")
+        checked["refilled"][name] = parent
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     return checked
 

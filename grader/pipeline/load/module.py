@@ -435,7 +435,7 @@ def rebuild(bindings, main):
 def _statement_for(binding):
     statement = binding.statement
     if isinstance(statement, ast.FunctionDef):
-        statement = _without_docstrings(statement)
+        statement = _without_annotations_triton_ignores(_without_docstrings(statement), binding.module)
     if binding.kind != "jit" or binding.statement is not binding.function:
         return statement
     function = statement
@@ -465,6 +465,20 @@ def _without_docstrings(function):
         body = body[1:]
     function = copy.copy(function)
     function.body = body or [ast.copy_location(ast.Pass(), function.body[0])]
+    return function
+
+
+def _without_annotations_triton_ignores(function, module):
+    """The function without its return annotation and the parameter annotations Triton does not read
+    (Checker.triton_annotation): they were not checked, and nothing of them may run."""
+    checker = Checker(module, host=True)
+    arguments = copy.copy(function.args)
+    arguments.posonlyargs, arguments.args = (
+        [argument if argument.annotation is None or checker.triton_annotation(argument.annotation)
+         else ast.copy_location(ast.arg(arg=argument.arg, annotation=None), argument) for argument in group]
+        for group in (function.args.posonlyargs, function.args.args))
+    function = copy.copy(function)
+    function.args, function.returns = arguments, None
     return function
 
 

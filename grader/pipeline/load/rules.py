@@ -40,6 +40,7 @@ HOST_BUILTINS = KERNEL_BUILTINS | {"abs", "bool", "round", "pow", "divmod", "tup
                                    "sum", "any", "all", "enumerate", "zip", "reversed", "str", "filter", "map",
                                    "iter", "next", "True", "False", "None"}
 ATTRIBUTE_READERS = ("getattr", "hasattr")
+PYTHON_SCALAR_TYPES = ("int", "float", "bool")  # annotations Triton reads as i32, fp32 and i1
 # Host code may read torch's and numpy's dtypes and numeric limits and build lists with itertools' combinators
 # (tuning configurations over itertools.product), kernels nothing of them.
 HOST_MODULES = ("torch", "numpy", "itertools")
@@ -241,12 +242,10 @@ class Checker:
         for argument in arguments.posonlyargs + arguments.args:
             if _dunder(argument.arg):
                 self.refuse(node, f"`{argument.arg}` is one of Python's own names, not a parameter's")
-            if argument.annotation is not None:
-                self.annotation(argument.annotation)
+            if argument.annotation is not None and self.triton_annotation(argument.annotation):
+                self.expression(argument.annotation, host=True)
         for default in arguments.defaults:
             self.expression(default, host=True)
-        if node.returns is not None:
-            self.annotation(node.returns)
         return self.problems
 
     def body(self, node):
@@ -257,13 +256,15 @@ class Checker:
             self.visit(statement)
         return self.problems
 
-    def annotation(self, node):
+    def triton_annotation(self, node):
+        """Whether a parameter's annotation is one Triton reads: a string ("tl.constexpr"), Python's int, float or
+        bool (Triton's i32, fp32 and i1), or a Triton object. Any other (torch.Tensor) Triton ignores, as it ignores
+        a return annotation: the rebuilt module leaves them out (module.py), and nothing of them runs."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return  # Triton reads "tl.constexpr" strings itself
-        self.expression(node, host=True)
-        resolved = self.resolve(node)
-        if not isinstance(resolved, Known):
-            self.refuse(node, "this annotation is not a Triton type (write tl.constexpr)")
+            return True
+        if isinstance(node, ast.Name) and node.id in PYTHON_SCALAR_TYPES:
+            return node.id not in self.locals and node.id not in self.namespace
+        return isinstance(self.resolve(node), Known)
 
     def expression(self, node, host=None):
         """A host expression: a constant's value, a default, a heuristic, configurations."""
