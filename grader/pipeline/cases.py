@@ -48,6 +48,10 @@ class Buffer:
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
     readers: np.ndarray = None  # per parent element: which program loaded it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
+    # The first element one program of a launch read (tl.load, or an atomic over a plain store) that another had
+    # stored, or stored that another had read: (position, first program, second program, 1 if the second stored)
+    crossed: tuple = None
+    plain: np.ndarray = None  # per parent element: its last store was a plain tl.store (not an atomic)
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     loads: int = 0  # elements loaded through it, every lane counted
     refilled: torch.Tensor = None  # the parent after the case ran again with OTHER_GARBAGE in the output (or None)

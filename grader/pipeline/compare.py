@@ -36,6 +36,15 @@ def compare(case, settings=DEFAULT):
                 f"{_program(case, second)}. Each element must be stored by exactly one program: on a GPU programs "
                 "run at the same time and the last store wins, and a program that does the whole job repeats "
                 "the work of every other program."), case.name, _blamed(case, second)))
+        if buffer.crossed is not None:
+            position, first, second, stored = buffer.crossed
+            done = "stored" if stored else "read"
+            diagnostics.append(Diagnostic("race", (
+                f"{buffer.name}: {_program(case, second)} {done} {_where(buffer, position)}, which "
+                f"{_program(case, first)} of the same launch had {'read' if stored else 'stored'} before it. On a "
+                "GPU programs run at the same time and in any order: no program may read what another stores in "
+                "the same launch (here it came in this order, on a GPU it may not). Each program reads its inputs "
+                "and stores only its own part of the output."), case.name, _blamed(case, second)))
         diagnostics += _check_written(case, buffer, settings)
     for name, expression in case.puzzle.load_budget.items():
         budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads

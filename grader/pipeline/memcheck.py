@@ -153,17 +153,37 @@ class MemoryChecker:
             unwritten = region.buffer.writers[positions] == -1
             if unwritten.any():
                 region.buffer.read_unwritten = (int(positions[unwritten][0]), code)
+        buffer = region.buffer
+        if buffer.plain is None:
+            buffer.plain = np.zeros(buffer.writers.size, dtype=bool)
+        if buffer.crossed is None:
+            self._crossing(access, buffer, positions, code)
         if access == "load":
-            region.buffer.loads += positions.size
-            region.buffer.readers[positions] = code
+            buffer.loads += positions.size
+            buffer.readers[positions] = code
             return
-        writers = region.buffer.writers
-        if access == "store" and region.buffer.race is None:
+        writers = buffer.writers
+        if access == "store" and buffer.race is None:
             previous = writers[positions]
             clash = (previous != -1) & (previous != code) & (previous >> 32 == self.launch_index)
             if clash.any():  # atomics are meant to be shared; plain stores are not
-                region.buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
+                buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
         writers[positions] = code
+        buffer.plain[positions] = access == "store"
+
+    def _crossing(self, access, buffer, positions, code):
+        """Note the first element that passes between two programs of this launch: one reads what another stored
+        (a load, or an atomic over another's plain store: atomics by many programs are meant to share), or stores
+        what another read. On a GPU they run at the same time, in any order."""
+        if access == "store":
+            others = buffer.readers[positions]
+            crossing = others != -1
+        else:
+            others = buffer.writers[positions]
+            crossing = (others != -1) & (buffer.plain[positions] if access != "load" else True)
+        crossing &= (others != code) & (others >> 32 == self.launch_index)
+        if crossing.any():
+            buffer.crossed = (int(positions[crossing][0]), int(others[crossing][0]), code, int(access == "store"))
 
     def _violation(self, access, region, addresses, positions, active, why=None, size=None):
         program = interpreter.interpreter_builder.grid_idx

@@ -248,6 +248,16 @@ def _run(run, order, case, modules, settings):
             _expect(_decodable(torch.tensor([reader]), case), "a read before a write names a program that does not "
                     "exist")
             checked["read_unwritten"][name] = (position, reader)
+    crossed = run.get("crossed", {})
+    _expect(isinstance(crossed, dict) and set(crossed) <= names, "a crossing names other tensors")
+    checked["crossed"] = {}
+    for name, record in crossed.items():
+        _expect(isinstance(record, (list, tuple)) and len(record) == 4, "a crossing record is malformed")
+        position, first, second, stored = (_int(v, -2 ** 63, 2 ** 63) for v in record)
+        _int(position, 0, case.buffers[name].parent.numel())
+        _int(stored, 0, 2)
+        _expect(_decodable(torch.tensor([first, second]), case), "a crossing names programs that do not exist")
+        checked["crossed"][name] = (position, first, second, stored)
     refilled = run.get("refilled", {})
     _expect(isinstance(refilled, dict) and set(refilled) <= {n for n, b in case.buffers.items() if b.spec.role ==
                                                                 "output"}, "a second run returned other tensors")

@@ -1,6 +1,7 @@
-"""Program 0 clears the output, every program then accumulates its block: correct only if program 0 runs first.
+"""Program 0 clears the output, every program then accumulates its block: correct only if program 0 runs first
+(each program reads, with its atomic, what program 0 stored: a race in any order).
 
-expect: order_dependent
+expect: race
 """
 import triton
 import triton.language as tl
