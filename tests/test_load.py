@@ -84,6 +84,25 @@ def test_annotations_triton_reads_are_kept_and_the_others_left_out(tmp_path, cou
     assert "torch" not in text and "-> None" not in text
 
 
+@pytest.mark.parametrize("applied", [
+    "add_kernel = triton.autotune(configs=[triton.Config({}, num_warps=4), triton.Config({}, num_warps=8)], "
+    "key=['n_elements'])(_add)",
+    "add_kernel = triton.heuristics({'EVEN': lambda args: args['n_elements'] % args['BLOCK_SIZE'] == 0})("
+    "triton.jit(_add))",
+])
+def test_decorators_applied_as_calls_are_the_same_kernel(tmp_path, grade, applied):
+    """Triton's decorators called on a function (a style of its own tests) make the kernel the decorated def makes:
+    the notebook's check, which holds the object, passed it, and the command refused it as not a function."""
+    kernel = SOLUTION.replace("def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):",
+                              "def _add(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, EVEN=False):")
+    if "triton.jit(_add)" in applied:
+        kernel = kernel.replace("@triton.jit\n", "")
+    path = tmp_path / "vector_add.py"
+    path.write_text(kernel + "\n\n" + applied + "\n")
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "pass", [d.message for d in result.diagnostics]
+
+
 def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):
     path = tmp_path / "vector_add.py"
     path.write_text("import does_not_exist\nimport os\nos._exit(3)\nBLOCK = 128\nSCALE = tl.constexpr(2.0)\n"

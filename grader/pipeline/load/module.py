@@ -192,6 +192,8 @@ class ModuleDefinitions:
                 self._bind(Binding(target.kind, names[0], self, statement, order, obj=target.obj, target=target,
                                    depends=[target]))
                 return
+        if len(names) == 1 and self._decorated(names[0], value, order):
+            return
         if len(names) == 1 and isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords and \
                 isinstance(value.args[0], ast.Name) and self.names.get(value.args[0].id) is not None:
             decorator, _ = resolve_decorator(value.func, self)
@@ -213,6 +215,28 @@ class ModuleDefinitions:
             return
         for name in names:
             self._bind(Binding("constant", name, self, statement, order, depends=checker.used))
+
+    def _decorated(self, name, value, order):
+        """Bind `name = triton.autotune(...)(triton.heuristics({...})(fn))` (any chain of Triton's decorators applied
+        as calls to a function of this module) as the same function decorated so under `name`, which is what it
+        is to Triton; False for any other value."""
+        decorators = []
+        while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+            decorators.append(value.func)
+            value = value.args[0]
+        wrapped = self.names.get(value.id) if decorators and isinstance(value, ast.Name) else None
+        if wrapped is None or wrapped.kind not in ("function", "jit") or \
+                not isinstance(wrapped.statement, ast.FunctionDef) or wrapped.statement is not wrapped.function:
+            return False
+        objects = [resolve_decorator(d, self)[0] for d in decorators]
+        if objects == [triton.jit] and wrapped.kind == "function":
+            return False  # add_kernel = triton.jit(add): bound below, `add` kept as it is
+        if not all(obj in (triton.jit, triton.heuristics, triton.autotune) for obj in objects):
+            return False
+        function = copy.copy(wrapped.function)
+        function.name, function.decorator_list = name, decorators + list(wrapped.function.decorator_list)
+        self._function(function, order)
+        return True
 
     def _function(self, statement, order):
         signature = Checker(self, host=True)
