@@ -52,6 +52,11 @@ def validate_configs(puzzle, configs, params):
     problems, valid = [], []
     course_name = dict(zip(params, puzzle.args))
     student_name = {course: own for own, course in course_name.items()}
+    # The kernel's parameters beyond the puzzle's take the first configuration's value in every launch (the rebuilt
+    # kernel's default: load/module.py first_config_constants).
+    own = set(params[len(puzzle.args):])
+    first = configs[0].get("kwargs") if configs and isinstance(configs[0], dict) else None
+    first = {name: value for name, value in first.items() if name in own} if isinstance(first, dict) else {}
     configurable = ", ".join(_named(student_name.get(block, block), block) for block in puzzle.blocks)
     for config in configs or []:
         if not isinstance(config, dict):
@@ -60,19 +65,26 @@ def validate_configs(puzzle, configs, params):
             problems.append(str(config["error"])[:300])
         elif set(config) - {"kwargs", "num_warps", "num_stages"} or not isinstance(config.get("kwargs"), dict):
             problems.append("a configuration has unknown fields")
-        elif any(course_name.get(name) not in puzzle.blocks for name in config["kwargs"]):
+        elif any(name in own and value != first.get(name) for name, value in config["kwargs"].items()):
+            name = next(name for name, value in config["kwargs"].items() if name in own and value != first.get(name))
+            problems.append(f"{_shown(config)}: {name} is {config['kwargs'][name]!r} here and {first.get(name)!r} in "
+                            "the first configuration; the kernel's own parameters take the first configuration's "
+                            "value in every launch")
+        elif any(course_name.get(name) not in puzzle.blocks for name in config["kwargs"] if name not in own):
             name = next(name for name in config["kwargs"] if course_name.get(name) not in puzzle.blocks)
             what = f"{name!r} is not a parameter of the kernel" if name not in course_name else \
                 f"{_named(name, course_name[name])} is not one of the puzzle's block sizes"
             problems.append(f"{_shown(config)}: {what}; the configurable parameters are {configurable}")
-        elif any(type(v) is not int or v < 1 or v & (v - 1) or v > 2 ** 16 for v in config["kwargs"].values()):
+        elif any(type(v) is not int or v < 1 or v & (v - 1) or v > 2 ** 16
+                 for name, v in config["kwargs"].items() if name not in own):
             problems.append(f"{_shown(config)}: block sizes are powers of 2 up to 65536")
         elif config.get("num_warps", 4) not in NUM_WARPS:
             problems.append(f"{_shown(config)}: num_warps is one of {NUM_WARPS}")
         elif type(config.get("num_stages", 3)) is not int or not 1 <= config.get("num_stages", 3) <= 8:
             problems.append(f"{_shown(config)}: num_stages is between 1 and 8")
         else:
-            valid.append({**config, "kwargs": {course_name[name]: v for name, v in config["kwargs"].items()}})
+            valid.append({**config, "kwargs": {course_name[name]: v for name, v in config["kwargs"].items()
+                                               if name not in own}})
     return valid, problems
 
 

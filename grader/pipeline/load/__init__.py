@@ -22,8 +22,8 @@ from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile)
-from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, kernel_params, param_defaults, rebuild,
-                     skeleton)
+from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, first_config_constants, kernel_params,
+                     param_defaults, rebuild, skeleton)
 from .rules import stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
 
@@ -328,8 +328,16 @@ def _loaded(puzzle, file, binding, notes):
     """Check the chosen kernel and everything it needs, then rebuild its modules."""
     kernel_closure = closure(binding)
     params = kernel_params(binding)
+    defaults = param_defaults(binding)
+    # A parameter beyond the puzzle's that the tuning configurations give (Triton's matmul tutorial's GROUP_SIZE_M):
+    # the first configuration's value, written as its default in the rebuilt kernel (every configuration must give
+    # the same: configs.validate_configs).
+    tuned = {name: value for name, value in first_config_constants(kernel_closure.configs,
+                                                                   kernel_closure.configs_module).items()
+             if name in params[len(puzzle.params):] and name not in kernel_closure.heuristics}
+    binding.resolved().jit["tuned_defaults"] = tuned
     problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
-                                param_defaults(binding))
+                                defaults | set(tuned))
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
     if kernel_closure.problems:

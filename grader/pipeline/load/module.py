@@ -476,6 +476,39 @@ def _statement_for(binding):
                 decorators.append(ast.copy_location(ast.Call(func=call.func, args=[], keywords=kept), call))
     # @triton.autotune is the GPU stage's business: its configurations travel apart, read in the sandbox.
     function.decorator_list = decorators
+    return _with_defaults(function, binding.jit.get("tuned_defaults") or {})
+
+
+def first_config_constants(configs, module=None):
+    """{name: value} of the first triton.Config in a tuning configurations' expression (its AST, or None), or in
+    the function of `module` it calls (Triton's tutorials' get_autotune_config()), whose dict holds constants,
+    read without running anything: {} where there is none."""
+    if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and module is not None:
+        called = module.names.get(configs.func.id)
+        if called is not None and called.kind == "function" and isinstance(called.function, ast.FunctionDef):
+            configs = called.function
+    for node in ast.walk(configs) if configs is not None else ():
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Dict) and \
+                (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "Config":
+            return {key.value: value.value for key, value in zip(node.args[0].keys, node.args[0].values)
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str) and
+                    isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)}
+    return {}
+
+
+def _with_defaults(function, values):
+    """The function with `values` ({parameter: constant}) as the defaults of those trailing parameters (in place of
+    their own: a configuration's value is what Triton's autotuner passes)."""
+    if not values:
+        return function
+    arguments = copy.copy(function.args)
+    params = arguments.posonlyargs + arguments.args
+    defaults = dict(zip([a.arg for a in params[len(params) - len(arguments.defaults):]], arguments.defaults))
+    first = min(i for i, a in enumerate(params) if a.arg in values)
+    arguments.defaults = [ast.copy_location(ast.Constant(values[a.arg]), a) if a.arg in values else
+                          defaults.get(a.arg) or ast.copy_location(ast.Constant(None), a) for a in params[first:]]
+    function = copy.copy(function)
+    function.args = arguments
     return function
 
 
