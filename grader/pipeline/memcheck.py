@@ -126,10 +126,14 @@ class MemoryChecker:
         if mask is not None:  # a mask is lanes on or off, whatever integer type the interpreter gave it
             addresses = addresses[np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)]
         addresses = addresses.reshape(-1)
+        region = getattr(pointers, TAG, None)
         if not addresses.size:
+            if access == "load" and region is not None:
+                # A load whose every lane is masked off still runs, its block waited for: a load budget counts it
+                # whole (a causal kernel that visits every tile and masks the ones it should skip).
+                region.buffer.loads += pointers.data.size
             return
         size = _access_bytes(pointers)
-        region = getattr(pointers, TAG, None)
         if region is not None:
             positions, inside = region.locate(addresses, size)
             if inside is not None and not inside.all():
