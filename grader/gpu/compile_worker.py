@@ -35,10 +35,12 @@ def compile_puzzle(job, course, target, directory):
     valid, _ = validate_configs(puzzle, configs, params)
     result = {"configs": configs, "compiled": {}, "problems": {}}
 
-    def build(key, args, config, aligned=lambda param: True):
+    def build(key, args, config, views=False):
+        """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say."""
         options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
-        bind_arguments(kernel, args, options=options)  # a heuristic's launch options win over the configuration's
         try:
+            bind_arguments(kernel, args, options=options)  # a heuristic's launch options win over the configuration's
+            aligned = _alignment(kernel, args) if views else (lambda param: True)
             kernel_binary, constexprs = compile_kernel(kernel, args, target, options, aligned)
             result["compiled"][key] = compiled.from_compile(kernel_binary, params, bind_arguments(kernel, args),
                                                             constexprs)
@@ -48,7 +50,7 @@ def compile_puzzle(job, course, target, directory):
 
     if job.get("inspect"):
         if puzzle.benchmark is None:  # as its first case launches it
-            build("inspect", job["verification"][0][0], {}, _alignment(kernel, job["verification"][0][0]))
+            build("inspect", job["verification"][0][0], {}, views=True)
         else:
             first = puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
             build("inspect", benchmark_arguments(puzzle, first, puzzle.benchmark.sizes[0]), first)
@@ -59,7 +61,7 @@ def compile_puzzle(job, course, target, directory):
         puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
     for case_index, case in enumerate(job["verification"]):
         for launch_index, args in enumerate(case):
-            build(f"verify-{case_index}-{launch_index}", args, first, _alignment(kernel, args))
+            build(f"verify-{case_index}-{launch_index}", args, first, views=True)
     if not job["timed"]:
         return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):

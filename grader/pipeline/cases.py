@@ -14,16 +14,22 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16}
 # An output element still holding this exact NaN was never written by the kernel.
 UNWRITTEN_BITS = {torch.float32: (torch.int32, 0x7FC0BEEF), torch.float16: (torch.int16, 0x7E5B)}
 STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
-# What an output holds in the second run of a case whose kernel read output elements before storing them: other
-# garbage, finite this time, to tell a kernel whose result depends on it from one that reads and never uses it.
-OTHER_GARBAGE = 1234.0
 
 
-def other_garbage(buffer):
-    """The output's parent with OTHER_GARBAGE where its views are (and the rest as it is)."""
+def other_garbage(buffer, seed):
+    """The output's parent with other garbage where its views are (the rest as it is), for the second run of a case
+    whose kernel read output elements before storing them: finite this time, each element drawn from `seed` (the
+    case's, secret in a class) among what a GPU's memory holds: zeros, small and large values, whole numbers. A
+    kernel whose stored values depend on the garbage stores other values; one that reads it and never uses it
+    stores the same."""
+    generator = torch.Generator().manual_seed(seed + 1)
+    kinds = torch.randint(0, 4, (buffer.parent.numel(),), generator=generator)
+    values = torch.randn(buffer.parent.numel(), generator=generator, dtype=torch.float64)
+    garbage = torch.where(kinds == 0, 0.0, torch.where(kinds == 1, values, torch.where(
+        kinds == 2, values * 1e3, values.mul(100).round()))).to(buffer.parent.dtype)
     parent = buffer.parent.clone()
-    for view in buffer.views:
-        parent.as_strided(view.shape, view.stride(), view.storage_offset()).fill_(OTHER_GARBAGE)
+    for view, positions in zip(buffer.views, buffer.positions):
+        parent.as_strided(view.shape, view.stride(), view.storage_offset()).copy_(garbage[positions])
     return parent
 
 
@@ -48,13 +54,14 @@ class Buffer:
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
     readers: np.ndarray = None  # per parent element: which program loaded it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
-    # The first element one program of a launch read (tl.load, or an atomic over a plain store) that another had
-    # stored, or stored that another had read: (position, first program, second program, 1 if the second stored)
+    # The first element one program of a launch updated with an atomic over another's plain store:
+    # (position, the storing program, the updating one)
     crossed: tuple = None
-    plain: np.ndarray = None  # per parent element: its last store was a plain tl.store (not an atomic)
+    stored_by: np.ndarray = None  # per parent element: which program last stored it with a plain tl.store (-1: none)
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     loads: int = 0  # elements loaded through it, every lane counted
-    refilled: torch.Tensor = None  # the parent after the case ran again with OTHER_GARBAGE in the output (or None)
+    refilled: torch.Tensor = None  # the parent after the case ran again with other_garbage in the output (or None)
+    refill_failed: bool = False  # that second run ended in an error (out of bounds, a crash) where the first did not
 
     @property
     def name(self):

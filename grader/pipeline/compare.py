@@ -37,14 +37,14 @@ def compare(case, settings=DEFAULT):
                 "run at the same time and the last store wins, and a program that does the whole job repeats "
                 "the work of every other program."), case.name, _blamed(case, second)))
         if buffer.crossed is not None:
-            position, first, second, stored = buffer.crossed
-            done = "stored" if stored else "read"
+            position, first, second = buffer.crossed
             diagnostics.append(Diagnostic("race", (
-                f"{buffer.name}: {_program(case, second)} {done} {_where(buffer, position)}, which "
-                f"{_program(case, first)} of the same launch had {'read' if stored else 'stored'} before it. On a "
-                "GPU programs run at the same time and in any order: no program may read what another stores in "
-                "the same launch (here it came in this order, on a GPU it may not). Each program reads its inputs "
-                "and stores only its own part of the output."), case.name, _blamed(case, second)))
+                f"{buffer.name}: {_program(case, second)} updated {_where(buffer, position)} with an atomic, over "
+                f"what {_program(case, first)} of the same launch had stored there. On a GPU programs run at the "
+                "same time and in any order: the atomic may come before the store, which then wipes it out (here "
+                "it came after). No program may build on what another stores in the same launch: each stores "
+                "only its own part of the output, or every program adds into it with atomics."),
+                case.name, _blamed(case, second)))
         diagnostics += _check_written(case, buffer, settings)
     for name, expression in case.puzzle.load_budget.items():
         budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads
@@ -78,21 +78,22 @@ def _check_written(case, buffer, settings):
             f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
             f"element, and the store mask must only exclude lanes past the end."), case.name))
     wrong = ~close & ~never_stored
-    # An output read before it was stored: the case ran again with other garbage in it (cases.OTHER_GARBAGE). Where
+    # An output read before it was stored: the case ran again with other garbage in it (cases.other_garbage). Where
     # the stored values changed, they depend on what the memory held, right or not; where they did not, the read
     # was never used (and the values, right or wrong, are the kernel's own).
     depends = None
     if buffer.spec.role == "output" and buffer.read_unwritten is not None and buffer.refilled is not None:
         again = buffer.refilled[positions]
-        depends = bool((stored & ~torch.eq(got, again).numpy() & ~(got.isnan() & again.isnan()).numpy()).any())
+        depends = buffer.refill_failed or \
+            bool((stored & ~torch.eq(got, again).numpy() & ~(got.isnan() & again.isnan()).numpy()).any())
     if buffer.spec.role == "output" and buffer.read_unwritten is not None and (depends or depends is None and
                                                                                wrong.any()):
         position, reader = buffer.read_unwritten
         diagnostics.append(Diagnostic("read_before_write", (
             f"{buffer.name}: {_program(case, reader)} read {_where(buffer, position)} before any program stored it "
             "(a tl.load, or an atomic such as tl.atomic_add, which reads the old value)"
-            + (", and what it stored depends on it: run again with other garbage in the output, the kernel stored "
-               "other values. " if depends else ". ") +
+            + (", and what it does depends on it: run again with other garbage in the output, the kernel "
+               + ("failed. " if buffer.refill_failed else "stored other values. ") if depends else ". ") +
             "An output starts as whatever its memory held: garbage on a GPU (the caller's torch.empty), NaN here. "
             "Store every element before reading it back, or accumulate in registers and store once; a kernel that "
             "adds into its output with atomics needs the caller to zero it, which this puzzle's caller does not."),

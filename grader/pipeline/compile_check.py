@@ -50,15 +50,21 @@ def signature(fn, bound, aligned=lambda param: True):
     divisible by 16 marked so, and pointers marked 16-byte aligned where `aligned` says (fresh allocations
     are; a view with a storage offset may not be), which lets the compiler vectorise."""
     constexprs = constexpr_params(fn)
+    annotated = _annotated_types(fn)
     types, values, attrs = {}, {}, {}
     for index, param in enumerate(fn.__code__.co_varnames[:fn.__code__.co_argcount]):
         value = bound[param]
-        pointer = pointer_type(value)
-        if param in constexprs or (type(value) is int and value == 1) or value is None:
+        pointer = annotated.get(param) if annotated.get(param, "").startswith("*") else pointer_type(value)
+        if param in constexprs or (type(value) is int and value == 1 or value is None) and param not in annotated:
             types[param], values[param] = "constexpr", value
         elif pointer is not None:
             types[param] = pointer
             if aligned(param):
+                attrs[(index,)] = [["tt.divisibility", 16]]
+        elif param in annotated:  # Triton types it as its annotation says (int: i32, float: fp32, bool: u1)
+            types[param] = annotated[param]
+            if annotated[param][:1] in ("i", "u") and annotated[param] != "u1" and type(value) is int and \
+                    value % 16 == 0:
                 attrs[(index,)] = [["tt.divisibility", 16]]
         elif isinstance(value, bool):
             types[param] = "i1"
@@ -69,6 +75,24 @@ def signature(fn, bound, aligned=lambda param: True):
             if value % 16 == 0:
                 attrs[(index,)] = [["tt.divisibility", 16]]
     return types, values, attrs
+
+
+def _annotated_types(fn):
+    """{parameter: the Triton type its annotation names}, as Triton's launcher reads it (triton.runtime.jit's
+    KernelParam): int is i32, float fp32, bool u1, "*fp16" a pointer; a parameter whose annotation names none is
+    typed from its value."""
+    import inspect
+
+    from triton.runtime.jit import KernelParam
+    found = {}
+    for index, param in enumerate(inspect.signature(fn).parameters.values()):
+        try:
+            kind = KernelParam(index, param, False, False).annotation_type
+        except Exception:  # an annotation Triton cannot read as a type: typed from the value, as before
+            continue
+        if kind:
+            found[param.name] = kind
+    return found
 
 
 def jit_function(kernel):

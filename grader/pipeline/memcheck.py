@@ -158,10 +158,10 @@ class MemoryChecker:
             if unwritten.any():
                 region.buffer.read_unwritten = (int(positions[unwritten][0]), code)
         buffer = region.buffer
-        if buffer.plain is None:
-            buffer.plain = np.zeros(buffer.writers.size, dtype=bool)
-        if buffer.crossed is None:
-            self._crossing(access, buffer, positions, code)
+        if buffer.stored_by is None:
+            buffer.stored_by = np.full(buffer.writers.size, -1, dtype=np.int64)
+        if buffer.crossed is None and access == "atomic":
+            self._crossing(buffer, positions, code)
         if access == "load":
             buffer.loads += positions.size
             buffer.readers[positions] = code
@@ -173,21 +173,19 @@ class MemoryChecker:
             if clash.any():  # atomics are meant to be shared; plain stores are not
                 buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
         writers[positions] = code
-        buffer.plain[positions] = access == "store"
-
-    def _crossing(self, access, buffer, positions, code):
-        """Note the first element that passes between two programs of this launch: one reads what another stored
-        (a load, or an atomic over another's plain store: atomics by many programs are meant to share), or stores
-        what another read. On a GPU they run at the same time, in any order."""
         if access == "store":
-            others = buffer.readers[positions]
-            crossing = others != -1
-        else:
-            others = buffer.writers[positions]
-            crossing = (others != -1) & (buffer.plain[positions] if access != "load" else True)
-        crossing &= (others != code) & (others >> 32 == self.launch_index)
+            buffer.stored_by[positions] = code
+
+    def _crossing(self, buffer, positions, code):
+        """Note the first element one program of this launch updates with an atomic over another's plain store: the
+        atomic reads that value and stores what it makes of it, and on a GPU the two programs run at the same time,
+        in any order (atomics by many programs are meant to share; a plain store is not). A load of what another
+        program stored is not noted: its value may go unused (a wrapped or clamped lane whose store is masked off,
+        the matmul tutorial's `rows % M`), and where it is used the shuffled order shows it."""
+        others = buffer.stored_by[positions]
+        crossing = (others != -1) & (others != code) & (others >> 32 == self.launch_index)
         if crossing.any():
-            buffer.crossed = (int(positions[crossing][0]), int(others[crossing][0]), code, int(access == "store"))
+            buffer.crossed = (int(positions[crossing][0]), int(others[crossing][0]), code)
 
     def _violation(self, access, region, addresses, positions, active, why=None, size=None):
         program = interpreter.interpreter_builder.grid_idx

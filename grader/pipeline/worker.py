@@ -129,8 +129,8 @@ def run_puzzle(job, directory, course=None):
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?
                     again = _run(kernel, case, case["order"], job["puzzle_params"], modules, refill)
-                    if again["error"] is None:
-                        run["refilled"] = {name: again["parents"][name] for name in refill}
+                    run["refilled"] = {name: again["parents"][name] for name in refill}
+                    run["refill_failed"] = again["error"] is not None
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
         return kernel, runs

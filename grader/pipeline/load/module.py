@@ -526,12 +526,12 @@ def _without_docstrings(function):
 
 
 def _without_annotations_triton_ignores(function, module):
-    """The function without its return annotation and the parameter annotations Triton does not read
-    (Checker.triton_annotation): they were not checked, and nothing of them may run."""
+    """The function without its return annotation and the parameter annotations Triton ignores
+    (Checker.ignored_annotation): they were not checked, and nothing of them may run."""
     checker = Checker(module, host=True)
     arguments = copy.copy(function.args)
     arguments.posonlyargs, arguments.args = (
-        [argument if argument.annotation is None or checker.triton_annotation(argument.annotation)
+        [argument if argument.annotation is None or not checker.ignored_annotation(argument.annotation)
          else ast.copy_location(ast.arg(arg=argument.arg, annotation=None), argument) for argument in group]
         for group in (function.args.posonlyargs, function.args.args))
     function = copy.copy(function)

@@ -73,7 +73,8 @@ TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch"
 # What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument. Not a
 # descriptor's load and store, which host code never has (and numpy and torch name their file readers so).
 HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
-    "stride", "element_size", "ndim", "is_contiguous", "itemsize", "size", "storage_offset", "bit_length",
+    "stride", "element_size", "ndim", "dim", "nelement", "data_ptr", "is_contiguous", "itemsize", "size",
+    "storage_offset", "bit_length",
     "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal"}
 
 _KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.Expr, ast.Pass, ast.Break,
@@ -242,8 +243,10 @@ class Checker:
         for argument in arguments.posonlyargs + arguments.args:
             if _dunder(argument.arg):
                 self.refuse(node, f"`{argument.arg}` is one of Python's own names, not a parameter's")
-            if argument.annotation is not None and self.triton_annotation(argument.annotation):
+            if argument.annotation is not None and not self.ignored_annotation(argument.annotation):
                 self.expression(argument.annotation, host=True)
+                if not self.triton_annotation(argument.annotation):
+                    self.refuse(argument.annotation, "this annotation is not a Triton type (write tl.constexpr)")
         for default in arguments.defaults:
             self.expression(default, host=True)
         return self.problems
@@ -258,13 +261,22 @@ class Checker:
 
     def triton_annotation(self, node):
         """Whether a parameter's annotation is one Triton reads: a string ("tl.constexpr"), Python's int, float or
-        bool (Triton's i32, fp32 and i1), or a Triton object. Any other (torch.Tensor) Triton ignores, as it ignores
-        a return annotation: the rebuilt module leaves them out (module.py), and nothing of them runs."""
+        bool (Triton's i32, fp32 and u1), or a Triton object the grader resolves."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return True
         if isinstance(node, ast.Name) and node.id in PYTHON_SCALAR_TYPES:
             return node.id not in self.locals and node.id not in self.namespace
         return isinstance(self.resolve(node), Known)
+
+    def ignored_annotation(self, node):
+        """Whether a parameter's annotation is one Triton ignores: an attribute of torch or numpy (torch.Tensor),
+        which names no Triton type. The rebuilt module leaves it out (module.py), as it leaves out a return
+        annotation, and nothing of it runs. Any other annotation the grader cannot resolve is refused: a name it
+        cannot follow (C = tl.constexpr) may be one Triton reads."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        root = self.resolve(node) if isinstance(node, ast.Name) else None
+        return isinstance(root, Known) and getattr(root.obj, "__name__", None) in HOST_MODULES[:2]
 
     def expression(self, node, host=None):
         """A host expression: a constant's value, a default, a heuristic, configurations."""

@@ -1,0 +1,14 @@
+"""@triton.autotune applied as a call to a @triton.jit function: `add_kernel = triton.autotune(...)(_add)`."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+add_kernel = triton.autotune(configs=[triton.Config({}, num_warps=4), triton.Config({}, num_warps=8)],
+                             key=["n_elements"])(_add)
