@@ -39,7 +39,7 @@ def test_the_key_is_what_the_compiler_reads_and_nothing_else(tmp_path):
 
 def test_an_tensoris_read_back_only_as_the_cache_wrote_it(tmp_path):
     cache = CheckCache(tmp_path)
-    resources = {"registers": 40, "spills": 0, "shared": 0, "num_warps": 4}
+    resources = {"registers": 40, "spills": 0, "shared": 0, "num_warps": 4, "pipelined": None}
     cache.put("a", resources, None)
     cache.put("b", None, {"configs": [], "error": "the profile's time ran out"})
     assert cache.get("a") == {"resources": resources, "profile": None}

@@ -3,6 +3,8 @@ line."""
 import os
 import textwrap
 
+import pytest
+
 from grader.pipeline.cases import make_case
 from grader.pipeline.compile_check import _forked, signature
 from grader.pipeline.grade import grade_sources
@@ -79,6 +81,36 @@ def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
     types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
     assert types["stride_n"] == "constexpr" and constexprs["stride_n"] == 1
     assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]
+
+
+@pytest.mark.parametrize("annotation,value,refused", [
+    ("int", 1000, None), ("'i8'", 100, None), ("'i8'", 1000, "'i8', which cannot hold 1000"),
+    ("'u16'", -1, "'u16', which cannot hold -1"), ("float", 1000, None), ("'fp32'", 2.5, None),
+])
+def test_an_annotated_parameter_is_typed_as_triton_types_it(annotation, value, refused):
+    """Triton types a parameter as its annotation says (int is i32, float fp32, 'i8' i8), whatever the value, and
+    refuses a launch whose int the type cannot hold: the compile check does the same (it typed by the value)."""
+    namespace = {}
+    exec(f"def kernel(x_ptr, n: {annotation}, BLOCK: 'tl.constexpr'):\n    pass\n", namespace)
+    import torch
+    bound = {"x_ptr": torch.empty(4), "n": value, "BLOCK": 16}
+    if refused:
+        with pytest.raises(ValueError, match=refused):
+            signature(namespace["kernel"], bound)
+        return
+    types, _, _ = signature(namespace["kernel"], bound)
+    assert types["n"] == {"int": "i32", "'i8'": "i8", "float": "fp32", "'fp32'": "fp32"}[annotation]
+
+
+def test_a_pointer_annotated_with_another_type_than_its_tensor_is_refused():
+    """Triton reads a tensor's memory as its pointer annotation says: a float32 tensor under '*fp16' is read as
+    halves of floats, which the interpreter, reading the tensor as it is, never shows."""
+    import torch
+    namespace = {}
+    exec("def kernel(x_ptr: '*fp16', n):\n    pass\n", namespace)
+    assert signature(namespace["kernel"], {"x_ptr": torch.empty(4, dtype=torch.float16), "n": 3})[0]["x_ptr"] == "*fp16"
+    with pytest.raises(ValueError, match="passes a float32 tensor: Triton would read its memory as fp16"):
+        signature(namespace["kernel"], {"x_ptr": torch.empty(4), "n": 3})
 
 
 def test_a_float8_type_only_newer_gpus_have_is_rejected_for_sm_80_alone_in_the_case_that_uses_it(tmp_path, grade,

@@ -59,8 +59,10 @@ def test_configs_name_the_kernels_parameters_as_the_student_does(course, tmp_pat
 @pytest.mark.parametrize("groups", [(8, 8), (8, 4)])
 def test_a_parameter_only_the_configurations_give_takes_the_first_ones_value(course, tmp_path, grade, groups):
     """Triton's tutorial 03 as written: GROUP_SIZE_M is a kernel parameter that only its configurations give (a
-    function returns them). It was refused for a parameter the grader does not pass; it takes the first
-    configuration's value, written as its default, and a configuration that gives it another is not timed."""
+    function returns them). It was refused for a parameter the grader does not pass; given alike by every
+    configuration, it takes that value, written as its default. Given unlike, the kernel is refused (which
+    configuration Triton launches is not the grader's to say), and the GPU stage does not time a configuration
+    whose value differs from the first's."""
     tutorial = (ROOT / "tests" / "alternatives" / "matmul" / "tutorial03_grouped_ordering.py").read_text()
     tutorial = tutorial.replace("GROUP_SIZE_M = tl.constexpr(8)\n", "").replace(
         "BLOCK_SIZE_K: tl.constexpr,  #\n", "BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,  #\n")
@@ -68,17 +70,24 @@ def test_a_parameter_only_the_configurations_give_takes_the_first_ones_value(cou
     tutorial = tutorial.replace("'BLOCK_SIZE_K': 64}, num_stages=3", f"'BLOCK_SIZE_K': 64, 'GROUP_SIZE_M': {first}}}, num_stages=3")
     tutorial = tutorial.replace("'BLOCK_SIZE_K': 32}, num_stages=4, num_warps=4)",
                                 f"'BLOCK_SIZE_K': 32, 'GROUP_SIZE_M': {other}}}, num_stages=4, num_warps=4)")
-    assert tutorial.count("GROUP_SIZE_M': ") == 6
+    tutorial = tutorial.replace("'BLOCK_SIZE_K': 32}, num_stages=5, num_warps=2)",
+                                f"'BLOCK_SIZE_K': 32, 'GROUP_SIZE_M': {first}}}, num_stages=5, num_warps=2)")
+    assert tutorial.count("GROUP_SIZE_M': ") == 8
     path = tmp_path / "matmul.py"
     path.write_text(tutorial)
     result = grade(path).puzzle("matmul")
+    if first != other:  # which one Triton's autotuner would launch is not the grader's to say
+        assert result.status == "error" and "the tuning configurations" in result.diagnostics[0].message
+        return
     assert result.status == "pass", [d.message for d in result.diagnostics]
     source, configs = configs_of(path, course, "matmul", tmp_path)
     assert "GROUP_SIZE_M: tl.constexpr=8" in source.module.replace(" = ", "=")
     valid, problems = validate_configs(course.puzzle("matmul"), configs, source.params)
     assert all(set(config["kwargs"]) == {"BLOCK_M", "BLOCK_N", "BLOCK_K"} for config in valid)
-    assert (len(valid), len(problems)) == ((len(configs), 0) if first == other else (3, 5))
-    assert all("GROUP_SIZE_M is 4 here and 8 in the first configuration" in problem for problem in problems)
+    assert (len(valid), problems) == (len(configs), [])
+    unlike = [{**config, "kwargs": {**config["kwargs"], "GROUP_SIZE_M": 4}} for config in configs]
+    valid, problems = validate_configs(course.puzzle("matmul"), configs[:1] + unlike[1:], source.params)
+    assert len(valid) == 1 and all("GROUP_SIZE_M is 4 here and 8 in the first configuration" in p for p in problems)
 
 
 def test_gpu_configs_declared_beside_the_kernel_leave_it_untouched(course, tmp_path):

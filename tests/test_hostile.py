@@ -76,6 +76,11 @@ HOSTILE = {
         "@triton.heuristics({'SUMS': lambda args: tuple(map(float, args['x_ptr'] + args['y_ptr']))})\n"
         "@triton.jit")).replace("BLOCK_SIZE: tl.constexpr)", "BLOCK_SIZE: tl.constexpr, SUMS: tl.constexpr)"),
         "fail", "kernel_error"),
+    # A heuristic that chooses by the tensor's address: the grader has no GPU address to give it.
+    "chooses by the address in a heuristic": (".py", SOLUTION.replace("@triton.jit", (
+        "@triton.heuristics({'ADD': lambda args: args['x_ptr'].data_ptr() == 0})\n"
+        "@triton.jit")).replace("BLOCK_SIZE: tl.constexpr)", "BLOCK_SIZE: tl.constexpr, ADD: tl.constexpr)"),
+        "error", "load_error"),
     # Most of the puzzle's time limit in every case: the limit is the puzzle's, not each case's.
     "slow in every case": (".py", SOLUTION.replace("    tl.store(out_ptr", (
         "    spin = 0\n    if pid == 0:\n        for i in range(300000):\n            spin = spin + 1\n"

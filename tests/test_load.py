@@ -103,6 +103,33 @@ def test_decorators_applied_as_calls_are_the_same_kernel(tmp_path, grade, applie
     assert result.status == "pass", [d.message for d in result.diagnostics]
 
 
+TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr, ADD_Y: tl.constexpr):").replace(
+    "x + y, mask", "x + y * ADD_Y, mask")
+
+
+@pytest.mark.parametrize("configs,graded", [
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 1})]", True),
+    # Which configuration Triton launches is not the grader's to say where they differ, or could.
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", False),
+    ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
+    ("[triton.Config({'ADD_Y': a}) for a in (1, 0)]", False),
+    ("configs()", False),  # configs() is defined twice: the decorator sees the first, the module keeps the second
+])
+def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_alike(tmp_path, grade, configs,
+                                                                                         graded):
+    path = tmp_path / "vector_add.py"
+    path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\n\n\ndef configs():\n"
+                    "    return [triton.Config({'ADD_Y': 0})]\n\n\n" +
+                    TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[])\n@triton.jit").replace(
+                        "import triton\nimport triton.language as tl\n", "") +
+                    "\n\ndef configs():\n    return [triton.Config({'ADD_Y': 1})]\n")
+    result = grade(path).puzzle("vector_add")
+    if graded:
+        assert result.status == "pass", [d.message for d in result.diagnostics]
+    else:
+        assert result.status == "error" and "the same constant in every triton.Config" in result.diagnostics[0].message
+
+
 def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):
     path = tmp_path / "vector_add.py"
     path.write_text("import does_not_exist\nimport os\nos._exit(3)\nBLOCK = 128\nSCALE = tl.constexpr(2.0)\n"

@@ -19,14 +19,18 @@ STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
 def other_garbage(buffer, seed):
     """The output's parent with other garbage where its views are (the rest as it is), for the second run of a case
     whose kernel read output elements before storing them: finite this time, each element drawn from `seed` (the
-    case's, secret in a class) among what a GPU's memory holds: zeros, small and large values, whole numbers. A
-    kernel whose stored values depend on the garbage stores other values; one that reads it and never uses it
-    stores the same."""
+    case's, secret in a class) among what a GPU's memory holds: zeros, small values, whole numbers, and any bits at
+    all (of every magnitude, infinities and NaNs among them). A kernel whose stored values depend on the garbage
+    stores other values; one that reads it and never uses it stores the same."""
     generator = torch.Generator().manual_seed(seed + 1)
-    kinds = torch.randint(0, 4, (buffer.parent.numel(),), generator=generator)
-    values = torch.randn(buffer.parent.numel(), generator=generator, dtype=torch.float64)
-    garbage = torch.where(kinds == 0, 0.0, torch.where(kinds == 1, values, torch.where(
-        kinds == 2, values * 1e3, values.mul(100).round()))).to(buffer.parent.dtype)
+    count = buffer.parent.numel()
+    kinds = torch.randint(0, 4, (count,), generator=generator)
+    values = torch.randn(count, generator=generator, dtype=torch.float64).to(buffer.parent.dtype)
+    bits_type, _ = UNWRITTEN_BITS[buffer.parent.dtype]
+    info = torch.iinfo(bits_type)
+    bits = torch.randint(info.min, info.max, (count,), generator=generator, dtype=torch.int64).to(bits_type)
+    garbage = torch.where(kinds == 0, torch.zeros_like(values), torch.where(kinds == 1, values, torch.where(
+        kinds == 2, values.mul(100).round(), bits.view(buffer.parent.dtype))))
     parent = buffer.parent.clone()
     for view, positions in zip(buffer.views, buffer.positions):
         parent.as_strided(view.shape, view.stride(), view.storage_offset()).copy_(garbage[positions])

@@ -54,6 +54,8 @@ def signature(fn, bound, aligned=lambda param: True):
     types, values, attrs = {}, {}, {}
     for index, param in enumerate(fn.__code__.co_varnames[:fn.__code__.co_argcount]):
         value = bound[param]
+        if param in annotated and param not in constexprs:
+            _check_annotated(param, annotated[param], value)
         pointer = annotated.get(param) if annotated.get(param, "").startswith("*") else pointer_type(value)
         if param in constexprs or (type(value) is int and value == 1 or value is None) and param not in annotated:
             types[param], values[param] = "constexpr", value
@@ -93,6 +95,21 @@ def _annotated_types(fn):
         if kind:
             found[param.name] = kind
     return found
+
+
+def _check_annotated(param, kind, value):
+    """Raise ValueError where a launch's argument does not fit the Triton type its parameter is annotated with:
+    Triton would read a tensor's memory as another type, or refuses an int the type cannot hold."""
+    if kind.startswith("*"):
+        given = pointer_type(value)
+        if given is not None and given.removeprefix("*") != kind.removeprefix("*k").removeprefix("*"):
+            raise ValueError(f"{param} is annotated {kind!r} but this launch passes a {str(value.dtype)[6:]} tensor: "
+                             f"Triton would read its memory as {kind.lstrip('*k')}")
+    elif kind[:1] in ("i", "u") and kind != "u1" and type(value) is int:
+        bits = int(kind[1:])
+        low, high = (-2 ** (bits - 1), 2 ** (bits - 1)) if kind[0] == "i" else (0, 2 ** bits)
+        if not low <= value < high:
+            raise ValueError(f"{param} is annotated {kind!r}, which cannot hold {value}: Triton refuses the launch")
 
 
 def jit_function(kernel):

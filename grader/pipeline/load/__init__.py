@@ -12,6 +12,7 @@ files, the choice follows rules a student can guess, and the report names the fi
 ignored.
 """
 import ast
+import copy
 import dis
 import re
 import types
@@ -178,10 +179,16 @@ def load_live(kernel, puzzle, settings=DEFAULT):
     siblings = _siblings([read_file(p, settings) for p in list_directory(folder, settings) if p.suffix == ".py"
                           and p != Path(filename)])
     definitions = ModuleDefinitions(file, siblings)
-    # The kernel is bound to its own name, or (kernel = triton.jit(fn)) to another: a name whose function it is.
-    named = [definitions.get(fn.__name__)] + [b for b in definitions.names.values() if b.kind == "jit"]
-    binding = next((b for b in named if b is not None and b.kind == "jit" and b.resolved().function.name == fn.__name__
-                    and _same_function(b.resolved().function, fn)), None)
+    # The puzzle's name, where it holds this function (decorated by calls: kernel = triton.autotune(...)(fn), as the
+    # file's loader binds it); else the kernel's own name, or (kernel = triton.jit(fn)) another name whose function
+    # it is.
+    binding = definitions.get(puzzle.kernel)
+    if binding is None or binding.kind != "jit" or not _same_function(_named(binding.resolved().function,
+                                                                              fn.__name__), fn):
+        named = [definitions.get(fn.__name__)] + [b for b in definitions.names.values() if b.kind == "jit"]
+        binding = next((b for b in named if b is not None and b.kind == "jit" and
+                        b.resolved().function.name == fn.__name__ and _same_function(b.resolved().function, fn)),
+                       None)
     if binding is None:
         return Loaded("error", path=file.name, diagnostics=[Diagnostic("load_error", (
             f"the {fn.__name__} passed to check() is not the last definition of {fn.__name__} that ran in "
@@ -213,6 +220,15 @@ def _module_file(filename):
     """True when a function's code comes from a .py file on disk, not from a notebook cell."""
     path = Path(filename)
     return path.suffix == ".py" and "ipykernel_" not in filename and not filename.startswith("<") and path.is_file()
+
+
+def _named(node, name):
+    """The definition `node` under another name (a kernel bound to a name by decorators applied as calls)."""
+    if node.name == name:
+        return node
+    node = copy.copy(node)
+    node.name = name
+    return node
 
 
 def _same_function(node, fn):
@@ -338,6 +354,10 @@ def _loaded(puzzle, file, binding, notes):
     binding.resolved().jit["tuned_defaults"] = tuned
     problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
                                 defaults | set(tuned))
+    if problem and kernel_closure.configs is not None:
+        problem += (" A parameter the tuning configurations give must have the same constant in every "
+                    "triton.Config, of a list written out in the decorator or returned by a function defined once "
+                    "(which configuration Triton launches is not the grader's to say), or a default.")
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
     if kernel_closure.problems:

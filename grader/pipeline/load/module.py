@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import triton
 
-from .rules import Checker, Known, Problem, import_known, is_skeleton, resolve_decorator, static_attribute
+from .rules import (Checker, Known, Problem, has_docstring, import_known, is_skeleton, resolve_decorator,
+                    static_attribute)
 
 TUNING_NAME = "GPU_CONFIGS"  # configurations for the GPU stage declared beside the kernel, read as data
 MAIN = "<main>"  # the rebuilt module of the graded file: not an identifier, so no sibling file can take its name
@@ -70,6 +71,7 @@ class ModuleDefinitions:
         if file.module_name:
             self.read[file.module_name] = self
         self.names = {}
+        self.bound_again = set()  # names bound more than once (which binding a use sees depends on when it runs)
         self.jit_definitions = {}  # name -> every jit Binding of it, in order (drafts included)
         for index, source in enumerate(self.sources):
             if source.tree is None:
@@ -85,6 +87,8 @@ class ModuleDefinitions:
 
     # --- reading the statements in order -----------------------------------------------------------------------
     def _bind(self, binding):
+        if binding.name in self.names:
+            self.bound_again.add(binding.name)
         self.names[binding.name] = binding
         if binding.kind == "jit":
             self.jit_definitions.setdefault(binding.name, []).append(binding)
@@ -480,20 +484,31 @@ def _statement_for(binding):
 
 
 def first_config_constants(configs, module=None):
-    """{name: value} of the first triton.Config in a tuning configurations' expression (its AST, or None), or in
-    the function of `module` it calls (Triton's tutorials' get_autotune_config()), whose dict holds constants,
-    read without running anything: {} where there is none."""
-    if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and module is not None:
+    """{name: value} of the tuning configurations' constants every configuration gives alike, read without running
+    anything, where the configurations are written out: a list of triton.Config calls with a dict of constants,
+    in the decorator or returned by a function of `module` (Triton's tutorials' get_autotune_config()) defined
+    once. {} for any other form (a conditional, a comprehension, a function defined twice): which configuration
+    Triton launches is then not the grader's to say."""
+    if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and not configs.args and \
+            not configs.keywords and module is not None:
         called = module.names.get(configs.func.id)
-        if called is not None and called.kind == "function" and isinstance(called.function, ast.FunctionDef):
-            configs = called.function
-    for node in ast.walk(configs) if configs is not None else ():
-        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Dict) and \
-                (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "Config":
-            return {key.value: value.value for key, value in zip(node.args[0].keys, node.args[0].values)
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str) and
-                    isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)}
-    return {}
+        if called is None or called.kind != "function" or configs.func.id in module.bound_again or \
+                not isinstance(called.function, ast.FunctionDef):
+            return {}
+        body = called.function.body[1:] if has_docstring(called.function) else called.function.body
+        configs = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+    if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
+        return {}
+    given = []
+    for element in configs.elts:
+        if not (isinstance(element, ast.Call) and element.args and isinstance(element.args[0], ast.Dict) and
+                (getattr(element.func, "attr", None) or getattr(element.func, "id", None)) == "Config"):
+            return {}
+        given.append({key.value: value.value for key, value in zip(element.args[0].keys, element.args[0].values)
+                      if isinstance(key, ast.Constant) and isinstance(key.value, str) and
+                      isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)})
+    return {name: value for name, value in given[0].items()
+            if all(name in other and other[name] == value and type(other[name]) is type(value) for other in given)}
 
 
 def _with_defaults(function, values):

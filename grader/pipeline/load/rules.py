@@ -71,9 +71,11 @@ VALUE_ATTRIBUTES = frozenset((_public_attributes(*_CLASSES) | {
 # triton.runtime.driver.active.get_current_target().backend; the sandbox answers for the GPU compiled for.
 TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size"})
 # What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument. Not a
-# descriptor's load and store, which host code never has (and numpy and torch name their file readers so).
+# descriptor's load and store, which host code never has (and numpy and torch name their file readers so). Not
+# data_ptr: the address a GPU would give the tensor is not the grader's to know, and a heuristic that chose by it
+# could choose one way here and another on the GPU (Triton specializes on 16-byte alignment itself).
 HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
-    "stride", "element_size", "ndim", "dim", "nelement", "data_ptr", "is_contiguous", "itemsize", "size",
+    "stride", "element_size", "ndim", "dim", "nelement", "is_contiguous", "itemsize", "size",
     "storage_offset", "bit_length",
     "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal"}
 
@@ -255,7 +257,7 @@ class Checker:
         """What a function runs when it is called (its names are read then: the module's last bindings)."""
         arguments = node.args
         self.locals |= {a.arg for a in arguments.posonlyargs + arguments.args} | _stored_names(node.body)
-        for statement in node.body[1:] if _docstring(node) else node.body:
+        for statement in node.body[1:] if has_docstring(node) else node.body:
             self.visit(statement)
         return self.problems
 
@@ -269,14 +271,15 @@ class Checker:
         return isinstance(self.resolve(node), Known)
 
     def ignored_annotation(self, node):
-        """Whether a parameter's annotation is one Triton ignores: an attribute of torch or numpy (torch.Tensor),
-        which names no Triton type. The rebuilt module leaves it out (module.py), as it leaves out a return
-        annotation, and nothing of it runs. Any other annotation the grader cannot resolve is refused: a name it
-        cannot follow (C = tl.constexpr) may be one Triton reads."""
+        """Whether a parameter's annotation is one Triton ignores: an attribute of torch (torch.Tensor), whose name
+        Triton reads as no type of its own. The rebuilt module leaves it out (module.py), as it leaves out a return
+        annotation, and nothing of it runs. Any other annotation the grader cannot resolve is refused: numpy's
+        types Triton reads by their names (np.int8 is i8), and a name the grader cannot follow (C = tl.constexpr)
+        may be one Triton reads."""
         while isinstance(node, ast.Attribute):
             node = node.value
         root = self.resolve(node) if isinstance(node, ast.Name) else None
-        return isinstance(root, Known) and getattr(root.obj, "__name__", None) in HOST_MODULES[:2]
+        return isinstance(root, Known) and getattr(root.obj, "__name__", None) == "torch"
 
     def expression(self, node, host=None):
         """A host expression: a constant's value, a default, a heuristic, configurations."""
@@ -503,7 +506,7 @@ def is_skeleton(function):
     return True
 
 
-def _docstring(function):
+def has_docstring(function):
     first = function.body[0] if function.body else None
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
 
