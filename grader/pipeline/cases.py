@@ -17,11 +17,12 @@ STORAGE_OFFSET = 5  # elements before the view in the `offset` layout
 
 
 def other_garbage(buffer, seed):
-    """The output's parent with other garbage where its views are (the rest as it is), for the second run of a case
-    whose kernel read output elements before storing them: finite this time, each element drawn from `seed` (the
-    case's, secret in a class) among what a GPU's memory holds: zeros, small values, whole numbers, and any bits at
-    all (of every magnitude, infinities and NaNs among them). A kernel whose stored values depend on the garbage
-    stores other values; one that reads it and never uses it stores the same."""
+    """The output's parents with other garbage where its views are (the rest as it is), for the runs again of a case
+    whose kernel read output elements before storing them: zeros throughout (a fresh allocation's, and what a test
+    of a whole block meets), then each element drawn from `seed` (the case's, secret in a class) among what a GPU's
+    memory holds: zeros, small values, whole numbers, and any bits at all (of every magnitude, infinities and NaNs
+    among them). A kernel whose stored values depend on the garbage stores other values; one that reads it and
+    never uses it stores the same."""
     generator = torch.Generator().manual_seed(seed + 1)
     count = buffer.parent.numel()
     kinds = torch.randint(0, 4, (count,), generator=generator)
@@ -31,10 +32,11 @@ def other_garbage(buffer, seed):
     bits = torch.randint(info.min, info.max, (count,), generator=generator, dtype=torch.int64).to(bits_type)
     garbage = torch.where(kinds == 0, torch.zeros_like(values), torch.where(kinds == 1, values, torch.where(
         kinds == 2, values.mul(100).round(), bits.view(buffer.parent.dtype))))
-    parent = buffer.parent.clone()
+    parents = [buffer.parent.clone(), buffer.parent.clone()]
     for view, positions in zip(buffer.views, buffer.positions):
-        parent.as_strided(view.shape, view.stride(), view.storage_offset()).copy_(garbage[positions])
-    return parent
+        parents[0].as_strided(view.shape, view.stride(), view.storage_offset()).zero_()
+        parents[1].as_strided(view.shape, view.stride(), view.storage_offset()).copy_(garbage[positions])
+    return parents
 
 
 def unwritten_fill(shape, dtype):
@@ -64,8 +66,8 @@ class Buffer:
     stored_by: np.ndarray = None  # per parent element: which program last stored it with a plain tl.store (-1: none)
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     loads: int = 0  # elements loaded through it, every lane counted
-    refilled: torch.Tensor = None  # the parent after the case ran again with other_garbage in the output (or None)
-    refill_failed: bool = False  # that second run ended in an error (out of bounds, a crash) where the first did not
+    refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
+    refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
 
     @property
     def name(self):

@@ -78,14 +78,14 @@ def _check_written(case, buffer, settings):
             f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
             f"element, and the store mask must only exclude lanes past the end."), case.name))
     wrong = ~close & ~never_stored
-    # An output read before it was stored: the case ran again with other garbage in it (cases.other_garbage). Where
+    # An output read before it was stored: the case ran again with other garbage in it, twice (cases.other_garbage). Where
     # the stored values changed, they depend on what the memory held, right or not; where they did not, the read
     # was never used (and the values, right or wrong, are the kernel's own).
     depends = None
-    if buffer.spec.role == "output" and buffer.read_unwritten is not None and buffer.refilled is not None:
-        again = buffer.refilled[positions]
-        depends = buffer.refill_failed or \
+    if buffer.spec.role == "output" and buffer.read_unwritten is not None and buffer.refilled:
+        depends = buffer.refill_failed or any(
             bool((stored & ~torch.eq(got, again).numpy() & ~(got.isnan() & again.isnan()).numpy()).any())
+            for again in (parent[positions] for parent in buffer.refilled))
     if buffer.spec.role == "output" and buffer.read_unwritten is not None and (depends or depends is None and
                                                                                wrong.any()):
         position, reader = buffer.read_unwritten

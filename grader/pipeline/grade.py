@@ -322,7 +322,7 @@ def run_case(puzzle, index, source, run, seed, settings):
         buffer.readers = np.asarray(run["readers"][name].numpy(), dtype=np.int64)
         buffer.race = tuple(run["race"][name]) if name in run["race"] else None
         buffer.read_unwritten = tuple(run["read_unwritten"][name]) if name in run["read_unwritten"] else None
-        buffer.refilled = run.get("refilled", {}).get(name)
+        buffer.refilled = run.get("refilled", {}).get(name, ())
         buffer.refill_failed = run.get("refill_failed", False)
         buffer.crossed = run.get("crossed", {}).get(name)
         buffer.loads = int(run["loads"][name])

@@ -16,6 +16,7 @@ from ..settings import DEFAULT
 
 TAG = "_grader_region"
 WHY = "_grader_why"  # says (when called) why a block pointer's or descriptor's access left its tensor
+MIXED = "_grader_regions"  # the regions a pointer mixing several arguments' (tl.where between them) may point into
 # Builder operations whose result is a pointer derived from a pointer operand.
 POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_unsplat", "create_broadcast", "create_expand_dims",
                        "create_reshape", "create_trans", "create_select", "create_cat", "create_join", "create_split",
@@ -128,10 +129,12 @@ class MemoryChecker:
         addresses = addresses.reshape(-1)
         region = getattr(pointers, TAG, None)
         if not addresses.size:
-            if access == "load" and region is not None:
+            if access == "load":
                 # A load whose every lane is masked off still runs, its block waited for: a load budget counts it
-                # whole (a causal kernel that visits every tile and masks the ones it should skip).
-                region.buffer.loads += pointers.data.size
+                # whole (a causal kernel that visits every tile and masks the ones it should skip), for every tensor
+                # its pointers may point into.
+                for possible in {region} if region is not None else getattr(pointers, MIXED, ()):
+                    possible.buffer.loads += pointers.data.size
             return
         size = _access_bytes(pointers)
         if region is not None:
@@ -323,16 +326,14 @@ def _undefined(pointers):
 def _propagating(method):
     def propagate(*args, **kwargs):
         result = method(*args, **kwargs)
-        tag = None
+        regions = set()
         for arg in args:
-            found = getattr(arg, TAG, None)
-            if found is not None:
-                if tag is not None and found is not tag:
-                    return result  # mixes two arguments' pointers: checked against all of them
-                tag = found
-        if tag is not None:
-            for handle in result if isinstance(result, tuple) else (result,):
-                setattr(handle, TAG, tag)
+            regions |= {getattr(arg, TAG)} if getattr(arg, TAG, None) is not None else getattr(arg, MIXED, set())
+        for handle in result if isinstance(result, tuple) else (result,):
+            if len(regions) == 1:
+                setattr(handle, TAG, next(iter(regions)))
+            elif regions:  # mixes two arguments' pointers: checked against all of them, each access where it lands
+                setattr(handle, MIXED, frozenset(regions))
         return result
     return propagate
 

@@ -125,12 +125,14 @@ def run_puzzle(job, directory, course=None):
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules)
-                refill = {name: parent for name, parent in case.get("refill", {}).items()
+                refill = {name: parents for name, parents in case.get("refill", {}).items()
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?
-                    again = _run(kernel, case, case["order"], job["puzzle_params"], modules, refill)
-                    run["refilled"] = {name: again["parents"][name] for name in refill}
-                    run["refill_failed"] = again["error"] is not None
+                    again = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
+                                  {name: parents[i] for name, parents in refill.items()})
+                             for i in range(len(next(iter(refill.values()))))]
+                    run["refilled"] = {name: [other["parents"][name] for other in again] for name in refill}
+                    run["refill_failed"] = any(other["error"] is not None for other in again)
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
         return kernel, runs

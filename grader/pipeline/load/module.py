@@ -225,15 +225,21 @@ class ModuleDefinitions:
         as calls to a function of this module) as the same function decorated so under `name`, which is what it
         is to Triton; False for any other value."""
         decorators = []
-        while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
-            decorators.append(value.func)
+        while isinstance(value, ast.Call) and len(value.args) == 1:
+            # triton.jit(fn, do_not_specialize=[...]) is @triton.jit(do_not_specialize=[...]) on fn
+            decorators.append(ast.copy_location(ast.Call(func=value.func, args=[], keywords=value.keywords), value)
+                              if value.keywords else value.func)
             value = value.args[0]
         wrapped = self.names.get(value.id) if decorators and isinstance(value, ast.Name) else None
+        if wrapped is not None and wrapped.kind == "jit" and "wrapped" in (wrapped.jit or {}):
+            # _jitted = triton.jit(fn) first, then k = triton.autotune(...)(_jitted)
+            decorators += list(wrapped.jit["decorators"])
+            wrapped = wrapped.jit["wrapped"]
         if wrapped is None or wrapped.kind not in ("function", "jit") or \
                 not isinstance(wrapped.statement, ast.FunctionDef) or wrapped.statement is not wrapped.function:
             return False
         objects = [resolve_decorator(d, self)[0] for d in decorators]
-        if objects == [triton.jit] and wrapped.kind == "function":
+        if objects == [triton.jit] and wrapped.kind == "function" and not isinstance(decorators[0], ast.Call):
             return False  # add_kernel = triton.jit(add): bound below, `add` kept as it is
         if not all(obj in (triton.jit, triton.heuristics, triton.autotune) for obj in objects):
             return False
@@ -269,6 +275,10 @@ class ModuleDefinitions:
                                             for obj in objects):
             names = ", ".join(f"@{_first_line(d)}" for d in statement.decorator_list)
             self._host(statement.name, statement, order, f"a function decorated with {names}, not @triton.jit")
+            return
+        if any(obj is triton.heuristics and call is None for obj, call in resolved):
+            self._host(statement.name, statement, order, "decorated with @triton.heuristics without its dict of "
+                                                         "values: @triton.heuristics({'NAME': lambda args: ...})")
             return
         jit = {"call": None, "heuristics": [], "configs": None, "decorators": list(statement.decorator_list),
                "configs_depends": [], "config_problems": []}

@@ -1,0 +1,13 @@
+"""triton.jit called on the function, then triton.autotune called on the result, each bound to a name."""
+import triton
+import triton.language as tl
+
+
+def _add(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+_jitted = triton.jit(_add)
+add_kernel = triton.autotune(configs=[triton.Config({}, num_warps=4)], key=["n_elements"])(_jitted)
