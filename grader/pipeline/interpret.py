@@ -515,6 +515,9 @@ def launch(kernel, arguments, grid, programs, memory, files=None, capture=True):
     for param, value in arguments.items():
         if param in constexprs:
             call_args[param] = value
+        elif isinstance(value, bool):  # as Triton 3.9 converts it (3.6's interpreter gives an int1 an int32 array)
+            converted = tl.tensor(interpreter.TensorHandle(np.array([value], dtype=np.bool_), tl.int1), tl.int1)
+            call_args[param] = converted
         else:
             converted = interpreter._implicit_cvt(value)
             if hasattr(value, "data_ptr"):
