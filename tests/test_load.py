@@ -109,6 +109,8 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
 
 @pytest.mark.parametrize("configs,graded", [
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 1})]", True),
+    ("[triton.Config(kwargs={'ADD_Y': 1}, num_warps=4)]", True),
+    ("LISTED", True),  # a module-level list, bound once
     # Which configuration Triton launches is not the grader's to say where they differ, or could.
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", False),
     ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
@@ -118,7 +120,8 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
 def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_alike(tmp_path, grade, configs,
                                                                                          graded):
     path = tmp_path / "vector_add.py"
-    path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\n\n\ndef configs():\n"
+    path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\n"
+                    "LISTED = [triton.Config({'ADD_Y': 1}, num_warps=8)]\n\n\ndef configs():\n"
                     "    return [triton.Config({'ADD_Y': 0})]\n\n\n" +
                     TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[])\n@triton.jit").replace(
                         "import triton\nimport triton.language as tl\n", "") +

@@ -507,18 +507,30 @@ def first_config_constants(configs, module=None):
             return {}
         body = called.function.body[1:] if has_docstring(called.function) else called.function.body
         configs = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+    elif isinstance(configs, ast.Name) and module is not None:  # CONFIGS = [triton.Config(...), ...] above
+        bound = module.names.get(configs.id)
+        configs = bound.statement.value if bound is not None and bound.kind == "constant" and \
+            configs.id not in module.bound_again and isinstance(bound.statement, ast.Assign) else None
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
         return {}
     given = []
     for element in configs.elts:
-        if not (isinstance(element, ast.Call) and element.args and isinstance(element.args[0], ast.Dict) and
-                (getattr(element.func, "attr", None) or getattr(element.func, "id", None)) == "Config"):
+        values = _config_dict(element)
+        if values is None:
             return {}
-        given.append({key.value: value.value for key, value in zip(element.args[0].keys, element.args[0].values)
+        given.append({key.value: value.value for key, value in zip(values.keys, values.values)
                       if isinstance(key, ast.Constant) and isinstance(key.value, str) and
                       isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)})
     return {name: value for name, value in given[0].items()
             if all(name in other and other[name] == value and type(other[name]) is type(value) for other in given)}
+
+
+def _config_dict(node):
+    """The dict literal of a triton.Config call (its first argument, or kwargs=), or None."""
+    if not isinstance(node, ast.Call) or (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) != "Config":
+        return None
+    values = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "kwargs"), None)
+    return values if isinstance(values, ast.Dict) else None
 
 
 def _with_defaults(function, values):
