@@ -143,7 +143,7 @@ def make_tensor(spec, case, dtype, generator):
     return fill(torch.empty(shape, dtype=dtype))
 
 
-def check_case(kernel, puzzle, case, seed):
+def check_case(kernel, puzzle, case, seed, tuned=None):
     generator = torch.Generator().manual_seed(seed)
     dtype = case.get("dtype", "float32")
     tensors = {}
@@ -165,7 +165,7 @@ def check_case(kernel, puzzle, case, seed):
               if puzzle["tensors"][n]["role"] in ("input", "inout") and "init" not in puzzle["tensors"][n]}
     expected = next(iter(reference.values()))(**inputs)
     expected = expected if isinstance(expected, tuple) else (expected,)
-    kernel[grid](*args)
+    kernel[grid](*args, **(tuned or {}))
     written = [n for n, s in puzzle["tensors"].items() if s["role"] in ("output", "inout")]
     tolerance = puzzle.get("tolerance", {}).get(dtype, {})
     atol, rtol = tolerance.get("atol", TOLERANCES[dtype][0]), tolerance.get("rtol", TOLERANCES[dtype][1])
@@ -178,13 +178,17 @@ def check_file(path):
     from triton.runtime.autotuner import Autotuner
     puzzle = PUZZLES[path.parent.name]
     kernel = load_kernel(path, puzzle["kernel"])
+    tuned = {}
     while isinstance(kernel, Autotuner):  # the case chooses the blocks, as a launch without autotuning does
+        # and a parameter of the kernel's own only its configurations give takes theirs (alike in every one)
+        passed = kernel.arg_names[:len(puzzle["launch"]["args"])]  # the puzzle's, by position
+        tuned.update({k: v for k, v in kernel.configs[0].kwargs.items() if k not in passed})
         kernel = kernel.fn
     checked = 0
     for index, case in enumerate(puzzle["cases"]):
         if case.get("layout") == "split":
             continue
-        check_case(kernel, puzzle, case, seed=index)
+        check_case(kernel, puzzle, case, seed=index, tuned=tuned)
         checked += 1
     return checked
 
