@@ -20,7 +20,6 @@ def run(kernel, grid, *args, programs=None, **kwargs):
     programs: only these programs run, in this order, e.g. programs=[3] or programs=[(1, 2)] for a 2-D grid;
     step through the one that goes wrong with breakpoint() in the kernel instead of every other one first.
     """
-    import numpy as np
     import torch
 
     from ..course import TensorSpec
@@ -43,8 +42,7 @@ def run(kernel, grid, *args, programs=None, **kwargs):
             storage = value.untyped_storage()
             parent = torch.empty(0, dtype=value.dtype).set_(storage, 0, (storage.nbytes() // value.element_size(),))
             positions = torch.arange(parent.numel()).as_strided(value.shape, value.stride(), value.storage_offset())
-            buffer = Buffer(TensorSpec(param, (), "input", False), parent, [value], [positions],
-                            writers=np.full(parent.numel(), -1, np.int64), readers=np.full(parent.numel(), -1, np.int64))
+            buffer = Buffer(TensorSpec(param, (), "input", False), parent, [value], [positions])
             regions[param] = Region(buffer, 0, param)
     try:
         with interpreting([fn.__globals__]), _breakpoints_stop():

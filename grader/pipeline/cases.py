@@ -69,6 +69,11 @@ class Buffer:
     refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
     refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
 
+    def __post_init__(self):
+        for tracker in ("writers", "readers", "stored_by"):  # nobody has stored or loaded an element yet
+            if getattr(self, tracker) is None:
+                setattr(self, tracker, np.full(self.parent.numel(), -1, dtype=np.int64))
+
     @property
     def name(self):
         return self.spec.name
@@ -151,8 +156,6 @@ def make_case(puzzle, index, seed=0):
     case.expected = _expected(puzzle, case)
     for buffer in case.buffers.values():
         buffer.original = buffer.parent.clone()
-        buffer.writers = np.full(buffer.parent.numel(), -1, dtype=np.int64)
-        buffer.readers = np.full(buffer.parent.numel(), -1, dtype=np.int64)
     return case
 
 

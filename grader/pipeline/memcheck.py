@@ -161,8 +161,6 @@ class MemoryChecker:
             if unwritten.any():
                 region.buffer.read_unwritten = (int(positions[unwritten][0]), code)
         buffer = region.buffer
-        if buffer.stored_by is None:
-            buffer.stored_by = np.full(buffer.writers.size, -1, dtype=np.int64)
         if buffer.crossed is None and access == "atomic":
             self._crossing(buffer, positions, code)
         if access == "load":

@@ -16,7 +16,6 @@ import types
 import warnings
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from .cases import Buffer
@@ -196,9 +195,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None):
         parent, views = tensor["parent"], tensor["views"]
         index = torch.arange(parent.numel())
         positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
-        buffers[name] = Buffer(TensorSpec(name, (), "input", False), parent, views, positions,
-                               writers=np.full(parent.numel(), -1, dtype=np.int64),
-                               readers=np.full(parent.numel(), -1, dtype=np.int64))
+        buffers[name] = Buffer(TensorSpec(name, (), "input", False), parent, views, positions)
     error, printed = None, ""
     for launch_index, plan in enumerate(copies["launches"]):
         regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
