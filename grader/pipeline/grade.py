@@ -116,6 +116,8 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     that no core waits at the end for one that started a large one late.
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
+    # Fewer sources than the workers given: the cores no worker takes compile in forks while the cases run.
+    spare_cores = spare_cores or len(sources) < workers
 
     def grade(keys):
         cases = {key: [make_case(puzzles[key], i, seed) for i in range(len(puzzles[key].cases))] for key in keys}
