@@ -4,7 +4,7 @@ The payload below, run in the worker, rewrites what the worker reports so that a
 "passes", and leaves a marker file behind. The control test proves it: a module that carries it, handed to
 the worker without the load stage, is graded as a pass. Every other test hides the same payload somewhere a
 submission can put code (the same line as an import, behind a line break Python does not break on, a
-parameter default or annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
+parameter default or annotation, a module constant's annotation, a decorator, a heuristic, tuning configurations, a constexpr function, a
 dead branch of the kernel, an attribute chain, a format string, getattr under another name, a module held as
 a value, a comprehension's variable, a decorator's arguments, a Triton helper that evaluates a string, a
 second docstring) and the verdict must stay 0 with the marker absent, under bubblewrap and with resource limits only.
@@ -107,6 +107,12 @@ def hiding_places(marker):
         "through a format string": HEADER + DO_NOTHING.replace(
             "    pass", "    if BLOCK_SIZE == 12345:\n        tl.static_print('{0.__globals__}'.format(tl.load))"),
         "in a constant's value": HEADER + f"X = tl.constexpr({run} or 1)\n" + DO_NOTHING.replace("    pass", "    y = X"),
+        # A module's annotation runs with the module, and Triton never reads it.
+        "in a constant's annotation": HEADER + f"X: {escape(marker)} = tl.constexpr(1)\n" + DO_NOTHING.replace(
+            "    pass", "    y = X"),
+        "in an alias's annotation": HEADER + DO_NOTHING.replace("def add_kernel", "def kernel") + (
+            f"add_kernel: {escape(marker)} = kernel\n"),
+        "in a bare annotation": HEADER + f"X: {escape(marker)}\n" + DO_NOTHING,
         "by patching Triton at module level": HEADER + "tl.store = None\n" + f"{run}\n" + DO_NOTHING,
         "in a class body": HEADER + f"class Sneaky:\n    {run}\n" + DO_NOTHING,
         "through getattr kept in a local": heuristic("g = getattr", *through("g", marker)),

@@ -472,6 +472,10 @@ def rebuild(bindings, main):
 
 def _statement_for(binding):
     statement = binding.statement
+    if isinstance(statement, ast.AnnAssign):
+        # A module's annotation is evaluated when the module runs and means nothing to Triton: only the checked
+        # value is kept (`X: tl.constexpr = 3` is `X = 3` to a kernel).
+        return ast.copy_location(ast.Assign(targets=[statement.target], value=statement.value), statement)
     if isinstance(statement, ast.FunctionDef):
         statement = _without_annotations_triton_ignores(_without_docstrings(statement), binding.module)
     if binding.kind != "jit" or binding.statement is not binding.function:
