@@ -70,8 +70,8 @@ def test_the_digest_of_a_notebook_changes_with_what_its_grade_depends_on(course,
     folder.mkdir()
 
     def key(nb, seed=1):
-        return graded_key(course, read_graded_notebook(course, nb, tmp_path, ["vector_add"], folder), ["vector_add"],
-                          seed)
+        read = read_graded_notebook(course, nb, tmp_path, ["vector_add"], folder, "01_vector_add.ipynb")
+        return graded_key(course, read, ["vector_add"], seed)
 
     base = key(notebook)
     restyled = nbformat.from_dict(notebook)
@@ -165,3 +165,19 @@ def test_the_hidden_seed_is_random_unless_given_and_a_guessable_one_is_named(cou
         raise AssertionError("a course without a hidden seed was graded")
     except SubmissionError as error:
         assert "sets no c.GradeWithTritonCourse.hidden_seed" in str(error)
+
+
+def test_nbgrader_reads_what_jupyterlab_opens_and_explains_what_it_could_not_write_back():
+    """A byte-order mark or missing metadata (JupyterLab opens both) is graded like any notebook; a cell whose
+    source is not text, or a lone surrogate, which would stop nbgrader's autograde with a traceback and no
+    feedback, is refused here, where ReadOrExplain turns it into a notebook that says why."""
+    import json
+
+    import pytest
+    from grader.classroom.nbgrader import _gradable
+    cell = {"cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": None}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": [cell]}
+    assert _gradable("\ufeff" + json.dumps(notebook)).cells[0].source == "x = 1"
+    for broken in ({**cell, "source": 42}, {**cell, "source": "\ud800"}):
+        with pytest.raises(Exception):
+            _gradable(json.dumps({**notebook, "cells": [broken]}))

@@ -9,7 +9,7 @@ from grader.pipeline.cases import make_case
 from grader.pipeline.compile_check import _forked, signature
 from grader.pipeline.grade import grade_sources
 from grader.pipeline.load import load_submission
-from grader.pipeline.interpret import bind_arguments, python_function
+from grader.pipeline.interpret import bind_arguments
 
 from conftest import BUGS, ROOT, write_notebook
 
@@ -66,7 +66,7 @@ def test_the_signature_follows_the_kernel_annotations(course):
     args = make_case(course.puzzle("strided_views"), 0).launches[0].args
     assert args[1:] == [37, 50, 50, 1, 16, 16]
     bound = bind_arguments(kernels.add_one_kernel, args)
-    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
+    types, constexprs, attrs = signature(kernels.add_one_kernel, bound)
     # As a GPU launch specialises them: the int equal to 1 folded in, the pointer (16-byte aligned) and
     # the ints divisible by 16 marked.
     assert types == {"x_ptr": "*fp32", "M": "i32", "N": "i32", "stride_m": "i32", "stride_n": "constexpr",
@@ -78,7 +78,7 @@ def test_the_signature_follows_the_kernel_annotations(course):
 def test_an_int_equal_to_one_is_folded_in_as_a_launch_does():
     import torch
     bound = bind_arguments(kernels.add_one_kernel, [torch.empty(96, dtype=torch.float16), 3, 32, 32, 1, 16, 32])
-    types, constexprs, attrs = signature(python_function(kernels.add_one_kernel), bound)
+    types, constexprs, attrs = signature(kernels.add_one_kernel, bound)
     assert types["stride_n"] == "constexpr" and constexprs["stride_n"] == 1
     assert types["M"] == "i32" and (1,) not in attrs and attrs[(2,)] == [["tt.divisibility", 16]]
 
@@ -186,3 +186,21 @@ def test_an_older_target_runs_the_passes_of_its_own_gpu_short_of_llvm():
     for target, version in ((80, "versionMajor = 2"), (90, "versionMajor = 3")):
         module = str(lower_kernel(square, [x, x, 64], target))
         assert "ttg.nvidia_mma" in module and version in module and "llvm." not in module
+
+
+def test_a_parameter_triton_does_not_specialize_stays_a_typed_argument():
+    """@triton.jit(do_not_specialize=[...]): Triton's launcher passes an int equal to 1 as an i32 and marks no
+    divisibility (do_not_specialize_on_alignment: no divisibility only); the compile check does the same."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    def body(x_ptr, stride, n, BLOCK: tl.constexpr):
+        pass
+    bound = {"x_ptr": torch.empty(4), "stride": 1, "n": 32, "BLOCK": 16}
+    types, constexprs, attrs = signature(triton.jit(body, do_not_specialize=["stride", "n"]), bound)
+    assert types["stride"] == "i32" and "stride" not in constexprs and types["n"] == "i32" and (2,) not in attrs
+    types, constexprs, attrs = signature(triton.jit(body, do_not_specialize_on_alignment=["n"]), bound)
+    assert constexprs["stride"] == 1 and types["n"] == "i32" and (2,) not in attrs and (0,) in attrs
+    types, constexprs, attrs = signature(triton.jit(body), bound)
+    assert constexprs["stride"] == 1 and attrs[(2,)] == [["tt.divisibility", 16]]

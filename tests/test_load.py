@@ -27,6 +27,27 @@ def test_a_notebook_loads_without_running_its_check_and_experiment_cells(tmp_pat
     assert [(p.id, p.status) for p in report.puzzles] == [("vector_add", "pass")]
 
 
+WRONG_DRAFT = SOLUTION.replace("mask=mask)", "mask=offsets <= n_elements)")
+
+
+def test_a_notebook_is_graded_as_its_check_cell_sees_it_when_run_from_the_top(tmp_path, grade):
+    """What a cell after the check defines again (a draft, a helper, a constant) is not what the check cell graded
+    when the notebook ran from the top, as Restart & Run All and nbgrader run it: the report says so."""
+    for later in (WRONG_DRAFT, "BLOCK = tl.constexpr(3)", "import triton\n@triton.jit\ndef add_kernel(x):\n    pass"):
+        notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+            "import triton\nimport triton.language as tl", SOLUTION, "check('vector_add', add_kernel);", later])
+        graded = grade(notebook).puzzle("vector_add")
+        assert graded.status == "pass", later
+        if later != "BLOCK = tl.constexpr(3)":  # a constant the kernel does not use changes nothing it graded
+            assert any("cell 3 checks" in note and "Restart & Run All" in note for note in graded.notes), graded.notes
+    # nbgrader's test cell counts as the check; a kernel defined only after every check is graded as before.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "check('vector_add', add_kernel)", WRONG_DRAFT, "grade('vector_add', add_kernel)", SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "fail"
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["check('vector_add', add_kernel)", SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+
+
 def test_a_syntax_error_in_another_cell_costs_nothing(tmp_path, grade):
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["def broken(:\n    pass", SOLUTION])
     assert grade(notebook).puzzle("vector_add").status == "pass"
@@ -336,3 +357,17 @@ def test_a_file_saved_by_another_editor_loads_the_very_same_kernel(tmp_path, cou
     plain = load_submission(ROOT / "solutions" / "vector_add.py", course, ["vector_add"])["vector_add"]
     assert loaded.status == "found", [d.message for d in loaded.diagnostics]
     assert loaded.source.modules == plain.source.modules
+
+
+def test_a_long_session_counts_each_cell_at_its_last_run_and_says_when_it_read_too_little():
+    from types import SimpleNamespace
+
+    from grader.pipeline.load.files import session_sources
+    kernel = "import triton\n@triton.jit\ndef k(x):\n    pass\n"
+    history = ["", "import triton.language as tl", kernel, "x = 1", *[kernel] * 200]
+    shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=history))
+    sources = session_sources(shell, Settings(code_chars=200))
+    assert [s.label for s in sources] == ["In [1]", "In [3]", "In [203]"]  # each text once, at its last run
+    sources = session_sources(shell, Settings(code_chars=60))
+    assert sources[0].problem and "In [1] and before were not read" in sources[0].problem
+    assert [s.label for s in sources[1:]] == ["In [3]", "In [203]"]

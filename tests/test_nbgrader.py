@@ -169,7 +169,7 @@ def test_feedback_exists_and_hides_the_hidden_cases(graded_class):
             if student == "skeleton":
                 assert "This is still the skeleton" in html
             elif student == "unreadable_notebook" and name == NOTEBOOKS["vector_add"]:
-                assert "This notebook could not be read, so it was graded 0" in html and "NotJSONError" in html
+                assert "This notebook could not be read, so it was graded 0" in html and "JSONDecodeError" in html
             else:
                 assert "hidden case 1" in html
             assert str(SEED) not in html and "hidden_seed" not in html and "course.yml" not in html

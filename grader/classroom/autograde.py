@@ -122,7 +122,7 @@ def _grade_ahead(course, hidden_seed, course_dir, pending, jobs, scheduler, prog
                 puzzle_ids = [pid for pid in puzzles_of(nb) if any(p.id == pid for p in course.puzzles)]
                 if not puzzle_ids:
                     continue
-                submission = read_graded_notebook(course, nb, scratch, puzzle_ids, path.parent)
+                submission = read_graded_notebook(course, nb, scratch, puzzle_ids, path.parent, path.name)
             except Exception:  # unreadable, tampered: nbgrader's own step grades it, or says why it cannot
                 continue
             task = {"course_path": str(course.path), "course_text": course_text,

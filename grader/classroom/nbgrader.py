@@ -185,13 +185,31 @@ class ReadOrExplain(NotebookExporter):
 
     def from_file(self, file_stream, resources=None, **kw):
         try:
-            notebook = nbformat.reads(file_stream.read(), as_version=4)
+            notebook = _gradable(file_stream.read())
         except Exception as error:  # whatever the file holds
             reason = html.escape(printable(f"{type(error).__name__}: {error}")[:300])
             notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
                 f"**This notebook could not be read, so it was graded 0** ({reason}). Open it in JupyterLab, "
                 "check that your work is there, save it and submit it again.")])
         return self.from_notebook_node(notebook, resources=resources, **kw)
+
+
+def _gradable(text):
+    """The notebook in `text` as nbformat 4, with what nbformat requires and JupyterLab does without filled in (a
+    byte-order mark dropped, empty metadata); raises ValueError for one nbgrader could not write back (a cell that
+    is not text, a lone surrogate), which would stop its autograde with a traceback and no feedback."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    data = json.loads(text.lstrip("\ufeff"))
+    if isinstance(data, dict):
+        data.setdefault("metadata", {})
+        for cell in data.get("cells") if isinstance(data.get("cells"), list) else []:
+            if isinstance(cell, dict):
+                cell.setdefault("metadata", {})
+    notebook = nbformat.reads(json.dumps(data), as_version=4)
+    nbformat.validate(notebook)
+    nbformat.writes(notebook).encode("utf-8")
+    return notebook
 
 
 NO_HIDDEN_SEED = ("nbgrader_config.py sets no c.GradeWithTritonCourse.hidden_seed: the hidden cases need a seed that "
@@ -217,7 +235,7 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
         root = Path(resources.get("metadata", {}).get("path") or ".").resolve()
         with tempfile.TemporaryDirectory(prefix="triton-course-nbgrader-") as scratch:
             # The student's .py files beside the notebook are what its imports find (`from helpers import ...`).
-            submission = read_graded_notebook(course, nb, scratch, puzzle_ids, root)
+            submission = read_graded_notebook(course, nb, scratch, puzzle_ids, root, _notebook_name(resources))
         key = graded_key(course, submission, puzzle_ids, self.hidden_seed)
         outputs = graded_ahead(key, course, puzzle_ids)
         if outputs is None:
@@ -238,18 +256,22 @@ class GradeWithTritonCourse(NbGraderPreprocessor):
         return nb, resources
 
 
+def _notebook_name(resources):
+    return f"{resources.get('nbgrader', {}).get('notebook') or resources.get('metadata', {}).get('name')}.ipynb"
+
+
 def _which(resources):
     about = resources.get("nbgrader", {})
     return f"{about.get('student', '?')}/{about.get('assignment', '?')}/{about.get('notebook', '?')}"
 
 
-def read_graded_notebook(course, nb, scratch, puzzle_ids, folder):
-    """The Submission of what the grader reads of a notebook: its cells' kinds and code. Outputs, metadata and
-    markdown change no verdict, so a notebook graded ahead and the same notebook after nbgrader's clean-up are
-    the same bytes, named alike."""
+def read_graded_notebook(course, nb, scratch, puzzle_ids, folder, name):
+    """The Submission of what the grader reads of a notebook named `name` (its file's name, which the feedback
+    names): its cells' kinds and code. Outputs, metadata and markdown change no verdict, so a notebook graded
+    ahead and the same notebook after nbgrader's clean-up are the same bytes, named alike."""
     cells = [{"cell_type": "code", "source": cell.source} if cell.cell_type == "code" else
              {"cell_type": "markdown", "source": ""} for cell in nb.cells]
-    path = Path(scratch) / "submission.ipynb"
+    path = Path(scratch) / Path(name).name
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     return read_submission(path, course, puzzle_ids, modules_from=folder)
 

@@ -44,29 +44,36 @@ def pointer_type(value):
     return POINTER_TYPES.get(str(dtype).removeprefix("torch."), "*fp32")
 
 
-def signature(fn, bound, aligned=lambda param: True):
+def signature(kernel, bound, aligned=lambda param: True):
     """Triton signature, constexprs and attributes as a real launch makes them from bound arguments
     ({parameter: value}): constexpr where the kernel says so, an int equal to 1 or None folded in as a constant, ints
     divisible by 16 marked so, and pointers marked 16-byte aligned where `aligned` says (fresh allocations
-    are; a view with a storage offset may not be), which lets the compiler vectorise."""
+    are; a view with a storage offset may not be), which lets the compiler vectorise; a parameter in the kernel's
+    do_not_specialize is neither folded in nor marked, one in do_not_specialize_on_alignment is not marked.
+    `kernel`: a kernel, or the plain function of one (then nothing is left unspecialised)."""
+    fn = python_function(kernel) or kernel
     constexprs = constexpr_params(fn)
     annotated = _annotated_types(fn)
+    kept = {p.name: p for p in getattr(jit_function(kernel), "params", ())}
     types, values, attrs = {}, {}, {}
     for index, param in enumerate(fn.__code__.co_varnames[:fn.__code__.co_argcount]):
         value = bound[param]
+        specialized = not getattr(kept.get(param), "do_not_specialize", False)
+        marked = specialized and not getattr(kept.get(param), "do_not_specialize_on_alignment", False)
         if param in annotated and param not in constexprs:
             _check_annotated(param, annotated[param], value)
         pointer = annotated.get(param) if annotated.get(param, "").startswith("*") else pointer_type(value)
-        if param in constexprs or (type(value) is int and value == 1 or value is None) and param not in annotated:
+        if param in constexprs or (value is None or type(value) is int and value == 1 and specialized) and \
+                param not in annotated:
             types[param], values[param] = "constexpr", value
         elif pointer is not None:
             types[param] = pointer
-            if aligned(param):
+            if aligned(param) and marked:
                 attrs[(index,)] = [["tt.divisibility", 16]]
         elif param in annotated:  # Triton types it as its annotation says (int: i32, float: fp32, bool: u1)
             types[param] = annotated[param]
             if annotated[param][:1] in ("i", "u") and annotated[param] != "u1" and type(value) is int and \
-                    value % 16 == 0:
+                    value % 16 == 0 and marked:
                 attrs[(index,)] = [["tt.divisibility", 16]]
         elif isinstance(value, bool):
             types[param] = "i1"
@@ -74,7 +81,7 @@ def signature(fn, bound, aligned=lambda param: True):
             types[param] = "fp32"
         else:
             types[param] = "i32" if -2 ** 31 <= value < 2 ** 31 else "i64"
-            if value % 16 == 0:
+            if value % 16 == 0 and marked:
                 attrs[(index,)] = [["tt.divisibility", 16]]
     return types, values, attrs
 
@@ -123,7 +130,7 @@ def _ast_source(kernel, args, aligned=lambda param: True):
     """(Triton's ASTSource of `kernel` as launched with `args` (in parameter order), its constants)."""
     from triton.compiler import ASTSource
 
-    types, constexprs, attrs = signature(python_function(kernel), bind_arguments(kernel, args), aligned)
+    types, constexprs, attrs = signature(kernel, bind_arguments(kernel, args), aligned)
     return ASTSource(fn=jit_function(kernel), signature=types, constexprs=constexprs, attrs=attrs), constexprs
 
 
@@ -268,7 +275,7 @@ def _front(kernel, args, target):
 def specialisation(kernel, args):
     """What the front of the compiler sees of a launch with `args`: the signature and its constants (the
     divisibility marks only matter to the later passes, which the first launch's compile ran)."""
-    types, constexprs, _ = signature(python_function(kernel), bind_arguments(kernel, args))
+    types, constexprs, _ = signature(kernel, bind_arguments(kernel, args))
     return repr((sorted(types.items()), sorted(constexprs.items(), key=str)))
 
 

@@ -1,5 +1,7 @@
 """Explain a puzzle's failures across its cases: what the passing and failing cases have in common, and how to
 launch a failing one again to step through it."""
+import re
+
 from ..course import LAYOUTS
 from .load.rules import BLOCK_POINTERS_GONE
 from .memcheck import program_name
@@ -27,6 +29,10 @@ HINTS = (
                         "and flags from sizes."),
     ("Cannot copy out of meta tensor", "A heuristic sees each tensor's shape, strides and dtype, not its values: "
                                        "choose blocks and flags from sizes."),
+    ("'int' object has no attribute", "Triton passes an int argument equal to 1 (a stride or a size of 1) to the "
+                                      "kernel as a plain constant, without a tensor's methods such as .to(): "
+                                      "convert it with tl.cast(value, tl.int64), or list the parameter in "
+                                      "@triton.jit(do_not_specialize=[...])."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )
@@ -61,12 +67,20 @@ def _stride_pattern(puzzle, case_results, names):
     failed_layouts = sorted({spec.layout for spec, r in strided if r.status != "pass"})
     if not failed_layouts:
         return []
-    params = [names[p] for p, expr in puzzle.args.items() if ".stride(" in expr.source]
-    names = ", ".join(LAYOUTS[layout] for layout in failed_layouts)
+    strides = {}  # tensor -> its stride parameters, as the kernel names them, in the order of its dimensions
+    for param, expression in puzzle.args.items():
+        found = STRIDE.fullmatch(expression.source.strip())
+        if found:
+            strides.setdefault(found.group(1), []).append(names[param])
+    layouts = ", ".join(LAYOUTS[layout] for layout in failed_layouts)
+    each = "; ".join(f"{tensor} with {', '.join(params)}" for tensor, params in strides.items())
     return [Diagnostic("stride", (
-        f"Every contiguous case passes but these layouts fail: {names}. The kernel assumes contiguous row-major "
-        f"memory; address element (i, j) as base + i * {params[0] if params else 'stride_0'} + j * "
-        f"{params[1] if len(params) > 1 else 'stride_1'} using the strides the kernel receives."))]
+        f"Every contiguous case passes but these layouts fail: {layouts}. The kernel assumes contiguous row-major "
+        "memory somewhere: address every tensor with the strides the kernel receives for it, element (i, j) at "
+        f"base + i * (its first stride) + j * (its second){f' ({each})' if each else ''}."))]
+
+
+STRIDE = re.compile(r"(\w+)\.stride\(\s*-?\d+\s*\)")
 
 
 def replay_code(puzzle, case, diagnostics, kernel, params):

@@ -16,7 +16,7 @@ import copy
 import dis
 import re
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ...settings import DEFAULT
@@ -151,7 +151,53 @@ def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
     else:
         defined = [p for p in course.puzzles if modules and p.kernel in modules[0]]
         puzzles = defined or list(course.puzzles)
-    return {puzzle.id: _find_kernel(puzzle, files, modules) for puzzle in puzzles}
+    loaded = {}
+    for puzzle in puzzles:
+        checked = [_as_checked(puzzle, module, siblings) for module in modules]
+        loaded[puzzle.id] = _find_kernel(puzzle, files, [module for module, _ in checked])
+        loaded[puzzle.id].notes += [note for module, note in checked if note and module.file.name ==
+                                    loaded[puzzle.id].path]
+    return loaded
+
+
+CHECK_CALLS = ("check", "grade")  # the notebook's check cell, nbgrader's test cell
+
+
+def _as_checked(puzzle, module, siblings):
+    """(the definitions of a notebook as its last cell that checks `puzzle` sees them when the notebook runs from
+    the top, as Restart & Run All and an autograder that runs it do; a note when a later cell redefines what it
+    checks). Any other file, a notebook without such a cell, or one whose check comes before the kernel's
+    definition, is read whole."""
+    sources = module.file.sources
+    checks = [(index, position) for index, source in enumerate(sources) if source.tree is not None
+              for position, statement in enumerate(source.tree.body) if _checks(statement, puzzle)]
+    if module.file.path.suffix != ".ipynb" or not checks:
+        return module, None
+    index, position = checks[-1]
+    if index == len(sources) - 1 and position == len(sources[index].tree.body) - 1:
+        return module, None  # nothing after the check
+    last = sources[index]
+    cut = replace(last, tree=ast.Module(body=last.tree.body[:position], type_ignores=[]))
+    seen = ModuleDefinitions(replace(module.file, sources=sources[:index] + [cut]), siblings)
+    kernel = seen.get(puzzle.kernel)
+    if kernel is None or kernel.kind != "jit":
+        return module, None
+    final = module.get(puzzle.kernel)
+    if final is not None and _fingerprint(final) == _fingerprint(kernel):
+        return seen, None
+    return seen, (f"graded the {puzzle.kernel} that {last.label} checks: the cells after that check define it (or "
+                  "what it uses) again, and they are not graded, as when the notebook runs from the top (Restart & "
+                  "Run All). Put your final kernel above the check cell.")
+
+
+def _checks(statement, puzzle):
+    """True for `check("<puzzle id>", ...)` (or nbgrader's `grade(...)`) as a statement."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not call.args:
+        return False
+    name = call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
+    first = call.args[0]
+    return name in CHECK_CALLS and isinstance(first, ast.Constant) and first.value == puzzle.id
 
 
 def load_live(kernel, puzzle, settings=DEFAULT):
@@ -165,7 +211,8 @@ def load_live(kernel, puzzle, settings=DEFAULT):
             f"@triton.jit def {puzzle.signature()})."))])
     shell = _ipython_shell()
     filename = fn.__code__.co_filename
-    if shell is not None and not _module_file(filename):
+    in_session = shell is not None and not _module_file(filename)
+    if in_session:
         file = SubmissionFile(Path("this notebook"), session_sources(shell, settings))
         folder = Path.cwd()
     else:
@@ -190,9 +237,22 @@ def load_live(kernel, puzzle, settings=DEFAULT):
                         b.resolved().function.name == fn.__name__ and _same_function(b.resolved().function, fn)),
                        None)
     if binding is None:
+        found = definitions.get(fn.__name__)
+        if found is not None and found.kind != "jit":
+            why = _not_a_kernel(puzzle, found)
+        else:
+            why = (f"the {fn.__name__} passed to check() is not the last definition of {fn.__name__} that ran in "
+                   f"{file.name}: run the cell that defines it again, then the check")
+        if file.problems:
+            why += f" ({file.problems[-1]})"
+        return Loaded("error", path=file.name, diagnostics=[Diagnostic("load_error", why)])
+    if in_session and definitions.get(puzzle.kernel) is not binding:
+        # The autograder finds the kernel by the puzzle's name: a check that grades it under another would pass
+        # a notebook the autograder finds nothing in.
         return Loaded("error", path=file.name, diagnostics=[Diagnostic("load_error", (
-            f"the {fn.__name__} passed to check() is not the last definition of {fn.__name__} that ran in "
-            f"{file.name}: run the cell that defines it again, then the check"))])
+            f"the autograder grades the kernel named {puzzle.kernel}, and in this notebook that name is not "
+            f"{fn.__name__}: name your kernel {puzzle.kernel} (def {puzzle.kernel}(...)), run its cell, then the "
+            "check"))])
     return _loaded(puzzle, file, binding, [])
 
 

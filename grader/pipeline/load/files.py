@@ -96,7 +96,9 @@ def read_bytes(path, settings, left=None):
             return FileBytes(path, problem=f"{printable(path.name)} was not read: with the files before it, the "
                                            f"folder holds more than {_size(settings.submission_bytes)}, all the "
                                            "grader reads of one submission")
-        return FileBytes(path, problem=f"{printable(path.name)} {error}")
+        advice = ("; its outputs (pictures, long printouts) are most of it: clear them (Edit > Clear Outputs of All "
+                  "Cells), save and submit again") if path.suffix == ".ipynb" else ""
+        return FileBytes(path, problem=f"{printable(path.name)} {error}{advice}")
     except UnreadableFile as error:
         return FileBytes(path, problem=f"{printable(path.name)} {error}")
 
@@ -221,6 +223,11 @@ def notebook_cells(data):
         raise ValueError("its JSON is nested too deeply") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"not JSON: {error}") from None
+    if isinstance(notebook, dict) and notebook.get("nbformat") == 3 and isinstance(notebook.get("worksheets"), list):
+        # An old notebook (nbformat 3), which JupyterLab and nbgrader convert as they open it: its code is `input`.
+        notebook = {"cells": [dict(cell, source=cell.get("input", "")) if isinstance(cell, dict) else cell
+                              for sheet in notebook["worksheets"] if isinstance(sheet, dict)
+                              for cell in (sheet.get("cells") if isinstance(sheet.get("cells"), list) else [])]}
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise ValueError("no list of cells")
     cells = []
@@ -304,14 +311,23 @@ def _ipython_transformer():
 
 
 def session_sources(shell, settings):
-    """The cells a live IPython session ran, in the order it ran them, as Sources labelled 'In [n]'. When the
-    session ran more code than the grader reads, the latest cells are kept: they hold the definitions that
-    count."""
-    kept, total = [], 0
+    """The cells a live IPython session ran, in the order it ran them, as Sources labelled 'In [n]'. A cell run
+    again counts once, at its last run (what it defines then is what counts). When the session ran more code
+    than the grader reads, the latest cells are kept, and a Source whose problem says so stands for the earlier
+    ones (one of them may hold a definition the check needed)."""
+    kept, total, seen, unread = [], 0, set(), None
     for number, text in reversed(list(enumerate(shell.history_manager.input_hist_raw))):
-        total += len(text)
-        if total > settings.code_chars:
+        if not text.strip() or text in seen:
+            continue
+        if total + len(text) > settings.code_chars:
+            unread = number
             break
-        if text.strip():
-            kept.append((number, text))
-    return [parse_source(text, f"In [{number}]", settings, notebook=True) for number, text in reversed(kept)]
+        seen.add(text)
+        total += len(text)
+        kept.append((number, text))
+    sources = [parse_source(text, f"In [{number}]", settings, notebook=True) for number, text in reversed(kept)]
+    if unread is not None:
+        sources.insert(0, Source("this session", problem=(
+            f"this session ran more than {settings.code_chars} characters of code: its cells In [{unread}] "
+            "and before were not read; restart the kernel and run the notebook's cells again")))
+    return sources
