@@ -19,6 +19,7 @@ LAYOUTS = {  # how a case lays out the tensors marked strided, and how reports n
     "transposed": "transposed view",
     "offset": "view at a nonzero storage offset",
     "padded_rows": "rows of a wider parent, parent[..., :N]",
+    "padded_planes": "matrices of a taller parent, parent[..., :M, :] (a gap between each matrix and the next)",
 }
 ORDERS = ("sequential", "shuffled")
 EXPRESSION_BUILTINS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max,
@@ -493,10 +494,11 @@ class _Reader:
             self.fail(f"{key_path}.layout", f"expected one of {', '.join(LAYOUTS)}, got {layout!r}")
         if layout != "contiguous" and not has_strided:
             self.fail(f"{key_path}.layout", "a non-contiguous layout needs a tensor marked strided: true")
-        if layout in ("split", "every_other_column", "transposed", "padded_rows"):
+        least = 3 if layout == "padded_planes" else 2
+        if layout != "contiguous" and layout != "offset":
             for t in tensors:
-                if t.strided and len(t.shape) < 2:
-                    self.fail(f"{key_path}.layout", f"layout {layout} needs strided tensors of 2 or more "
+                if t.strided and len(t.shape) < least:
+                    self.fail(f"{key_path}.layout", f"layout {layout} needs strided tensors of {least} or more "
                                                     f"dimensions; {t.name} has {len(t.shape)}")
         split = entry.get("split")
         if layout == "split":

@@ -223,7 +223,12 @@ def test_hidden_cases_say_what_failed_and_nothing_of_their_sizes(course, tmp_pat
     sizes = {str(spec.symbols["N"]) for spec in with_hidden_cases(course.puzzle("vector_add"), 4321).cases
              if spec.hidden and spec.symbols["N"] >= 100} - {str(spec.symbols["N"]) for spec in course.puzzle(
                  "vector_add").cases}
+    # A public case's own report may hold any number of its own (its offsets 1000, 1001, ...): what else the report
+    # says must not hold a hidden size.
+    public_messages = {d.message for case in public for d in case.diagnostics}
     text = json.dumps(report.to_dict())
+    for message in public_messages:
+        text = text.replace(json.dumps(message)[1:-1], "")
     assert sizes and not any(re.search(rf"\b{size}\b", text) for size in sizes)
 
 

@@ -159,7 +159,7 @@ def make_case(puzzle, index, seed=0):
     return case
 
 
-ROW_PADDING = 8  # extra elements at the end of each row in the `padded_rows` layout
+ROW_PADDING = 8  # extra elements after each row (`padded_rows`), extra rows after each matrix (`padded_planes`)
 
 
 def _make_buffer(tensor, spec, dtype, generator):
@@ -174,6 +174,9 @@ def _make_buffer(tensor, spec, dtype, generator):
     elif layout == "padded_rows":
         parent = torch.empty(numel // columns * (columns + ROW_PADDING), dtype=dtype)
         views = [parent.view(*outer, rows, columns + ROW_PADDING)[..., :columns]]
+    elif layout == "padded_planes":
+        parent = torch.empty(numel // rows * (rows + ROW_PADDING), dtype=dtype)
+        views = [parent.view(*outer, rows + ROW_PADDING, columns)[..., :rows, :]]
     elif layout == "transposed":
         parent = torch.empty(numel, dtype=dtype)
         views = [parent.view(*outer, columns, rows).transpose(-1, -2)]
