@@ -35,7 +35,7 @@ def test_a_benchmarked_kernel_is_compiled_as_the_gpu_stage_launches_it(course):
     assert "on an NVIDIA H100 SXM at Z=128, N=4096, D=64" in estimate and "bound by arithmetic" in estimate
     assert "sectors per warp request" in estimate and "programs per SM at once" in estimate
     # The softmax's max and sum along the rows of each 128x128 tile of scores: within each warp.
-    assert "warps it spans" in estimate and re.search(r"128x128 +1 +\d+\.\d +1\n", estimate)
+    assert "warps it spans" in estimate and re.search(r"128x128 +1 +\d+\.\d +1 +attention\.py line \d+\n", estimate)
     assert "registers: " in report and "per thread" in report
     ptx = report.split("== PTX ==")[1]
     # Hopper's asynchronous tensor-core instructions, and 16-byte copies: the pointers and the sizes are

@@ -34,7 +34,7 @@ def profiled(path, puzzle_id, chosen=None, configs=()):
     plan = traffic.Plan(kernel, puzzle, list(configs), chosen)
     from grader.pipeline.compile_check import compile_resources
     resources = compile_resources(kernel, plan.args, 90, plan.config)
-    counters = check_profile({"configs": list(configs), **traffic.profile(kernel, plan, resources, {file})})
+    counters = check_profile({"configs": list(configs), **traffic.profile(kernel, plan, resources, {file: None})})
     from grader.pipeline.interpret import python_function
     fn = python_function(kernel)
     return counters, estimate(puzzle, fn.__code__.co_varnames[:fn.__code__.co_argcount], counters, "H100", chosen=chosen)
@@ -210,7 +210,7 @@ def test_a_store_is_counted_as_the_compiled_kernel_lays_its_lanes(tmp_path):
     plan = traffic.Plan(kernel, puzzle, [], {"kwargs": {"BLOCK_M": 32, "BLOCK_N": 128}, "num_warps": 4})
     resources = compile_resources(kernel, plan.args, 90, plan.config)
     [(_, line, _, axis)] = [lane for lane in resources["lanes"] if lane[2] == "store"]
-    counters = traffic.profile(kernel, plan, resources, {file})
+    counters = traffic.profile(kernel, plan, resources, {file: None})
     store = next(site for site in counters["sites"] if site["access"] == "store")
     assert store["line"] == line == 13
     per_request = (store["sectors"] / store["requests"], store["ideal_sectors"] / store["requests"])
@@ -643,3 +643,34 @@ def test_an_estimate_that_comes_during_an_nbgrader_test_cell_leaves_its_outputs_
     assert [o.output_type for o in outputs] == ["display_data", "stream", "stream"], outputs
     assert all(o.name == "stdout" for o in outputs[1:]) and outputs[2].text == "10 None\n"
     assert "How fast would it be?" not in outputs[0].data["text/html"]
+
+
+def test_the_advice_names_the_lines_where_the_student_wrote_them(tmp_path):
+    """The rebuilt modules leave out docstrings and comments, and a helper module's lines are its own: the advice
+    and the accesses name the file and line the student wrote (the layer norm reads x three times)."""
+    from grader.pipeline.grade import grade_submission
+    solution = ROOT / "solutions" / "layer_norm.py"
+    reads = [number for number, text in enumerate(solution.read_text().splitlines(), 1) if "tl.load(x_row" in text]
+    result = grade_submission(COURSE, solution, ["layer_norm"], performance=True).puzzle("layer_norm")
+    assert f"(layer_norm.py lines {', '.join(map(str, reads))})" in result.performance["advice"][0]
+    # A load in a helper module, below a docstring and a comment.
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "helpers.py").write_text(
+        '"""Helpers."""\nimport triton\nimport triton.language as tl\n\n\n# Loads a block.\n@triton.jit\n'
+        'def load_block(ptr, offsets, n):\n    return tl.load(ptr + offsets, mask=offsets < n)\n')
+    (folder / "vector_add.py").write_text((ROOT / "solutions" / "vector_add.py").read_text().replace(
+        "x = tl.load(x_ptr + offsets, mask=mask)", "x = load_block(x_ptr, offsets, n_elements)").replace(
+        "import triton.language as tl", "import triton.language as tl\nfrom helpers import load_block"))
+    result = grade_submission(COURSE, folder, ["vector_add"], performance=True).puzzle("vector_add")
+    assert result.status == "pass"
+    where = {access["tensor"]: access["line"] for access in result.performance["accesses"]}
+    assert where["x"] == "helpers.py line 9" and where["y"].startswith("vector_add.py line ")
+
+
+def test_lines_are_told_together_by_file():
+    from grader.pipeline.performance import places
+    assert places([13]) == "line 13" and places([20, 13, 20]) == "lines 13, 20"
+    assert places(["a.py line 20", "a.py line 9", "h.py line 4"]) == "a.py lines 9, 20; h.py line 4"
+    assert places(["nb.ipynb cell 3, line 5", "nb.ipynb cell 3, line 7"]) == "nb.ipynb cell 3, lines 5, 7"
+    assert places(["line 4 of the kernel's module"]) == "line 4 of the kernel's module"

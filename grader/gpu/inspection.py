@@ -18,7 +18,7 @@ from ..pipeline.configs import validate_configs
 from ..pipeline.cases import make_case
 from ..pipeline.diagnose import hint
 from ..pipeline.load import SubmissionError, load_submission
-from ..pipeline.performance import summary
+from ..pipeline.performance import places, summary
 from ..pipeline.protocol import case_payload
 from ..settings import DEFAULT
 
@@ -78,18 +78,18 @@ def _traffic(performance):
     """Per load and store: the bytes it moves and how its warp requests coalesce."""
     if performance["error"]:
         return []
-    lines = ["", "line  access  tensor  bytes (whole kernel)  sectors per warp request (fewest)"]
+    lines = ["", "access  tensor  bytes (whole kernel)  sectors per warp request (fewest)  where"]
     for access in performance["accesses"]:
-        lines.append(f"{access['line'] or '?':>4}  {access['access']:<6}  {access['tensor']:<6}  "
-                     f"{access['bytes'] / 1e6:>12.1f} MB  {access['sectors_per_request']:>6.1f} "
-                     f"({access['ideal_per_request']:.1f})")
+        sectors = f"{access['sectors_per_request']:.1f} ({access['ideal_per_request']:.1f})"
+        lines.append(f"{access['access']:<6}  {access['tensor']:<6}  {access['bytes'] / 1e6:>17.1f} MB  "
+                     f"{sectors:<33}  {places([access['line']])}")
     if performance["reductions"]:
-        lines += ["", "line  reduction of  along axis  times a program  warps it spans"]
+        lines += ["", "reduction of  along axis  times a program  warps it spans  where"]
         for reduction in performance["reductions"]:
             shape = "x".join(map(str, reduction["shape"]))
             axis = "all" if reduction["axis"] is None else reduction["axis"]
-            lines.append(f"{reduction['line'] or '?':>4}  {shape:<12}  {axis!s:<10}  "
-                         f"{reduction['executions_per_program']:>15.1f}  {reduction['warps']}")
+            lines.append(f"{shape:<12}  {axis!s:<10}  {reduction['executions_per_program']:>15.1f}  "
+                         f"{reduction['warps']:>14}  {places([reduction['line']])}")
     occupancy = performance["occupancy"]
     lines.append(f"{occupancy['programs_per_sm']} programs per SM at once (limited by {occupancy['limited_by']}), "
                  f"{performance['programs']} programs in all")

@@ -232,9 +232,21 @@ def _estimate(puzzle, source, profile, gpu, chosen=None):
         return unavailable(puzzle, gpu, "the GPU stage refuses the kernel's tuning configurations: "
                            + "; ".join(refused)).to_dict()
     try:
-        return estimate(puzzle, source.params, profile, gpu, chosen=chosen).to_dict()
+        return estimate(puzzle, source.params, _where_written(profile, source), gpu, chosen=chosen).to_dict()
     except Exception as error:
         return unavailable(puzzle, gpu, f"the estimate failed ({type(error).__name__}: {error})"[:500]).to_dict()
+
+
+def _where_written(profile, source):
+    """The profile with each line of a rebuilt module told as where the student wrote it ('layer_norm.py line 13',
+    'notebook.ipynb cell 4, line 7'): the rebuilt modules leave out docstrings and comments."""
+    written = dict(profile)
+    for key in ("sites", "dots", "reductions"):
+        written[key] = [{**{name: value for name, value in entry.items() if name != "module"},
+                         "line": None if entry["line"] is None else
+                         source.describe_line(entry["line"], entry.get("module") or MAIN)}
+                        for entry in profile.get(key, ())]
+    return written
 
 
 MALFORMED = "Nothing the worker said about this puzzle was used."

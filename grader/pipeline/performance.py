@@ -24,6 +24,7 @@ in words the student can act on. The GPUs' figures are what the GPU stage measur
 (bench/results/), the datasheet otherwise.
 """
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 from .traffic import VECTOR_BYTES, launch_config
@@ -183,7 +184,7 @@ def _counts(puzzle, tensors, profile, scale, sizes):
             per_tensor[unique["tensor"]][key] += unique["bytes"] * scale
     tensors_out = []
     for entry in per_tensor.values():
-        entry["lines"] = sorted(line for line in entry.pop("lines") if line is not None)
+        entry["lines"] = sorted((line for line in entry.pop("lines") if line is not None), key=_place)
         # Each program reads its own part `times_read` times; `shared_by` programs read each element.
         entry["times_read"] = entry["read"] / entry["read_distinct"] if entry["read_distinct"] else 0.0
         entry["shared_by"] = entry["read_distinct"] / entry["bytes"] if entry["bytes"] else 0.0
@@ -384,7 +385,7 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
             whole = [dict(t, write_sectors=1.0) if t["name"] == access["tensor"] and access["access"] != "load" else t
                      for t in counts["tensors"]]
             found.append((saving(counts={"accesses": fixed, "tensors": whole}), (
-                f"the {access['access']}s of {access['tensor']} at line {access['line']} are not coalesced: each warp "
+                f"the {access['access']}s of {access['tensor']} at {places([access['line']])} are not coalesced: each warp "
                 f"request touches {access['sectors_per_request']:.1f} sectors of 32 bytes where "
                 f"{access['ideal_per_request']:.1f} would hold the same bytes. Make neighbouring lanes (the last "
                 "axis of the block) read neighbouring addresses.")))
@@ -394,11 +395,10 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
             first_reads = [r for r in counts["rereads"] if r["tensor"] != tensor["name"]]
             fewer = [dict(a, l2_bytes=a["l2_bytes"] / tensor["times_read"]) if a["tensor"] == tensor["name"] else a
                      for a in counts["accesses"]]
-            lines = ", ".join(str(line) for line in tensor["lines"])
             found.append((saving(counts={"accesses": fewer, "rereads": first_reads,
                                          "tensors": [once if t is tensor else t for t in counts["tensors"]]}), (
                 f"each program reads its part of {tensor['name']} {tensor['times_read']:.1f} times "
-                f"(line{'s' if len(tensor['lines']) > 1 else ''} {lines}): after the first, each read comes from "
+                f"({places(tensor['lines'])}): after the first, each read comes from "
                 "the L2 at best. Read it once and keep it in registers.")))
         elif tensor["role"] != "output" and counts["dots"] and tensor["shared_by"] >= 8 and \
                 max(ceilings, key=ceilings.get) == "requests":
@@ -413,30 +413,29 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
         if not all(o.startswith(FLOAT16_TYPES) for o in (dot["a"], dot["b"])) and "TF32" not in dot["precision"]:
             fast = [dict(d, a="fp16", b="fp16") if d is dot else d for d in counts["dots"]]
             found.append((saving(counts={"dots": fast}), (
-                f"the tl.dot at line {dot['line']} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
+                f"the tl.dot at {places([dot['line']])} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
                 "the CUDA cores, about 15 times slower than the tensor cores. Keep the float16 operands (accumulate "
                 "in float32).")))
         elif _misses_warpgroup_mma(spec, dot, occupancy):
             found.append((ceilings["compute"] * (1 - MMA_V2_SHARE) if max(ceilings, key=ceilings.get) == "compute"
                           else 0.0, (
-                f"the tl.dot at line {dot['line']} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "
+                f"the tl.dot at {places([dot['line']])} works on {dot['m']}x{dot['n']}x{dot['k']} tiles with "
                 f"{occupancy['num_warps']} warps: an H100's warpgroup MMA needs tiles of at least 64 rows and a "
                 "multiple of 4 warps; smaller tiles also load every element more often.")))
     looped = [r for r in counts["reductions"] if r["executions_per_program"] >= 2 and
               warps_spanned(r, occupancy["num_warps"], counts) > 1]
     if looped:
         once = [dict(r, executions_per_program=1) if r in looped else r for r in counts["reductions"]]
-        lines = sorted({r["line"] for r in looped if r["line"] is not None})
+        lines = [r["line"] for r in looped if r["line"] is not None]
         found.append((saving(counts={"reductions": once}), (
-            f"the reduction{'s' * (len(looped) > 1)} at line{'s' * (len(lines) > 1)} "
-            f"{', '.join(map(str, lines))} run{'s' * (len(looped) == 1)} "
+            f"the reduction{'s' * (len(looped) > 1)} at {places(lines)} run{'s' * (len(looped) == 1)} "
             f"{max(r['executions_per_program'] for r in looped):.0f} times a program, each across its "
             f"{occupancy['num_warps']} warps: through shared memory, with barriers that stop every warp. Keep a block "
             "of partial results in the loop and reduce it once after it, or give each program fewer warps.")))
     if resources.get("pipelined") is False and counts["dots"]:
-        lines = sorted({dot["line"] for dot in counts["dots"] if dot["line"] is not None})
+        lines = [dot["line"] for dot in counts["dots"] if dot["line"] is not None]
         found.append((saving(resources={**resources, "pipelined": True}), (
-            f"the tiles of the tl.dot at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))} are loaded in "
+            f"the tiles of the tl.dot{'s' * (len(set(lines)) > 1)} at {places(lines)} are loaded in "
             "the iteration that multiplies them, so each iteration waits for memory before its dot: the compiler "
             "loads the next tiles during this one's dot only in a `for` loop over range (or tl.range) with "
             "num_stages of 2 or more, not in a while loop.")))
@@ -468,6 +467,34 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
     found.sort(key=lambda item: -item[0])
     return [f"{text} (about {_duration(saved)} of {_duration(predicted)})" for saved, text in found[:2]
             if saved > 0.05 * predicted]
+
+
+# Where a line was written, as the grader tells it (KernelSource.describe_line): "layer_norm.py line 13",
+# "01_softmax.ipynb cell 4, line 7"; or only its number, for a kernel profiled without a submission.
+PLACE = re.compile(r"(?P<file>.*?)(?P<sep>,? ?)line (?P<line>\d+)")
+
+
+def _place(line):
+    """(file, separator, line number) of a line as the profile gives it (a number or where it was written)."""
+    if isinstance(line, int):
+        return "", "", line
+    found = PLACE.fullmatch(str(line))
+    return (found["file"], found["sep"], int(found["line"])) if found else (str(line), "", -1)
+
+
+def places(lines):
+    """'line 13', 'lines 13, 20' or 'layer_norm.py lines 13, 20, 27; helpers.py line 4' for lines as the profile
+    gives them."""
+    by_file = {}
+    for file, sep, number in sorted({_place(line) for line in lines if line is not None}):
+        by_file.setdefault((file, sep), []).append(number)
+    told = []
+    for (file, sep), numbers in by_file.items():
+        if numbers == [-1]:
+            told.append(file)
+        else:
+            told.append(f"{file}{sep}line{'s' * (len(numbers) > 1)} {', '.join(map(str, numbers))}")
+    return "; ".join(told) or "an unknown line"
 
 
 def _duration(seconds):

@@ -85,12 +85,13 @@ def check_outcome(outcome, request, cases, settings):
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
-        checked["profile"] = check_profile(outcome["profile"])
+        checked["profile"] = check_profile(outcome["profile"], request["modules"])
     return checked
 
 
-def check_profile(profile):
-    """The performance stage's counters (traffic.py), checked field by field."""
+def check_profile(profile, modules=None):
+    """The performance stage's counters (traffic.py), checked field by field; `modules`: the names of the job's
+    modules, one of which (or None) each line is of (any short name where they are not known: a kept profile)."""
     _expect(isinstance(profile, dict), "the profile is not a mapping")
     configs = profile.get("configs")
     _expect(isinstance(configs, list) and len(configs) <= 64, "the profile's configurations are not a list")
@@ -110,10 +111,9 @@ def check_profile(profile):
         for entry in entries:
             _expect(isinstance(entry, dict), f"one of the profile's {key} is not a mapping")
             item = {name: _count(entry.get(name)) for name in fields}
-            for name in ("line",):
-                if key != "unique":
-                    _expect(entry.get(name) is None or type(entry.get(name)) is int, "a line is not a number")
-                    item[name] = entry.get(name)
+            if key != "unique":
+                _expect(entry.get("line") is None or type(entry.get("line")) is int, "a line is not a number")
+                item["line"], item["module"] = entry.get("line"), _module(entry.get("module"), modules)
             if key != "dots":
                 _expect(entry.get("access") in ACCESSES, "an access of an unknown kind")
                 item["access"] = entry["access"]
@@ -140,9 +140,16 @@ def check_profile(profile):
         _expect(axis is None or (type(axis) is int and 0 <= axis < len(shape)), "a reduction's axis is malformed")
         line = entry.get("line")
         _expect(line is None or type(line) is int, "a line is not a number")
-        checked["reductions"].append({"line": line, "shape": shape, "axis": axis,
+        checked["reductions"].append({"line": line, "module": _module(entry.get("module"), modules),
+                                      "shape": shape, "axis": axis,
                                       "executions": _count(entry.get("executions"))})
     return checked
+
+
+def _module(name, modules):
+    _expect(name is None or isinstance(name, str) and len(name) <= 200 and (modules is None or name in modules),
+            "a line of an unknown module")
+    return name
 
 
 SITE_COUNTS = ("executions", "lanes", "bytes", "sectors", "ideal_sectors", "requests")

@@ -88,11 +88,11 @@ class TrafficRecorder(MemoryChecker):
     def __init__(self, regions, files, seconds=math.inf, lanes=()):
         super().__init__(regions, 0, (1, 1, 1), 1)
         self.seconds, self.deadline = seconds, time.monotonic() + seconds
-        self.files = set(files)
+        self.files = dict(files)  # the kernel's files -> the name of the module each holds
         # (file, line, access) -> the axis the compiled kernel lays a warp's lanes along (compile_check.lane_axes)
         self.lane_axes = {(file, line, access): axis for file, line, access, axis in lanes}
-        self.sites = {}  # (line, access, tensor) -> counters
-        self.dots = {}  # (line, m, n, k, a dtype, b dtype, precision) -> executions
+        self.sites = {}  # (module, line, access, tensor) -> counters
+        self.dots = {}  # (module, line, m, n, k, a dtype, b dtype, precision) -> executions
         self.touched = {}  # (tensor, access) -> Footprint of the current program
         self.patterns = {}  # an access's addresses relative to its first, its alignment and mask -> warp_requests
         self.unique = {}  # (tensor, access) -> bytes distinct within each program, summed over programs
@@ -110,7 +110,7 @@ class TrafficRecorder(MemoryChecker):
         self.special = 0  # elements that went through an exponential, a logarithm or a square root
         self.arithmetic = 0  # elements that went through an operation of ARITHMETIC, or were reduced
         self.reducing = False  # inside a reduction, whose elements it counts itself (a combine_fn runs per element)
-        self.reductions = {}  # (line, shape, axis) -> executions
+        self.reductions = {}  # (module, line, shape, axis) -> executions
 
     def check(self, pointers, mask, access):
         if time.monotonic() > self.deadline:  # an estimate is not worth a check that never ends
@@ -126,7 +126,7 @@ class TrafficRecorder(MemoryChecker):
                                "at the benchmark size")
         places = self._places()
         file, line = places[0] if places else (None, None)
-        site = self.sites.setdefault((line, access, region.name),
+        site = self.sites.setdefault((self.files.get(file), line, access, region.name),
                                      {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
                                       "requests": 0})
         axis = self.lane_axes.get((file, line, access))
@@ -168,10 +168,10 @@ class TrafficRecorder(MemoryChecker):
     def _region_of(self, addresses):
         return next((r for r in self.regions.values() if r.contains(addresses[:1]).all()), None)
 
-    def _line(self):
-        """The line of the kernel (or of its @jit helper) that issued the access."""
+    def _place(self):
+        """(module, line) of the kernel (or of its @jit helper) that issued the operation, or (None, None)."""
         places = self._places(1)
-        return places[0][1] if places else None
+        return (self.files.get(places[0][0]), places[0][1]) if places else (None, None)
 
     def _places(self, skipped=0):
         """[(file, line)] of the kernel's frames that issued the access, from the @jit helper that issued it out
@@ -223,7 +223,7 @@ class TrafficRecorder(MemoryChecker):
 
         def dot(a, b, d, input_precision, *rest):
             (m, k), n = np.asarray(a.data).shape[-2:], np.asarray(b.data).shape[-1]
-            key = (self._line(), int(m), int(n), int(k), str(a.dtype), str(b.dtype), str(input_precision))
+            key = (*self._place(), int(m), int(n), int(k), str(a.dtype), str(b.dtype), str(input_precision))
             self.dots[key] = self.dots.get(key, 0) + 1
             return d  # only the addresses matter here: the product's values are never looked at
 
@@ -247,7 +247,7 @@ class TrafficRecorder(MemoryChecker):
             shape = tuple(int(size) for size in np.asarray(inputs[0].handle.data).shape)
             axis = getattr(operation.axis, "value", operation.axis)  # a tl.constexpr where a version keeps it
             axis = None if axis is None else int(axis) % max(len(shape), 1)
-            key = (self._line(), shape, axis)
+            key = (*self._place(), shape, axis)
             self.reductions[key] = self.reductions.get(key, 0) + 1
             self.round_reduced = True
             self.arithmetic += math.prod(shape) * len(inputs)
@@ -277,17 +277,18 @@ class TrafficRecorder(MemoryChecker):
                     setattr(builder, name, value)
 
     def counters(self):
-        return {"sites": [{"line": line, "access": access, "tensor": tensor, **counts}
-                          for (line, access, tensor), counts in self.sites.items()],
-                "dots": [{"line": line, "m": m, "n": n, "k": k, "a": a, "b": b, "precision": precision,
-                          "executions": count}
-                         for (line, m, n, k, a, b, precision), count in self.dots.items()],
+        return {"sites": [{"module": module, "line": line, "access": access, "tensor": tensor, **counts}
+                          for (module, line, access, tensor), counts in self.sites.items()],
+                "dots": [{"module": module, "line": line, "m": m, "n": n, "k": k, "a": a, "b": b,
+                          "precision": precision, "executions": count}
+                         for (module, line, m, n, k, a, b, precision), count in self.dots.items()],
                 "unique": [{"tensor": tensor, "access": access, "bytes": int(count)}
                            for (tensor, access), count in self.unique.items()],
                 "rereads": [{"tensor": tensor, "distance": 2 ** power, "bytes": count}
                             for (tensor, power), count in self.rereads.items()],
-                "reductions": [{"line": line, "shape": list(shape), "axis": axis, "executions": count}
-                               for (line, shape, axis), count in self.reductions.items()],
+                "reductions": [{"module": module, "line": line, "shape": list(shape), "axis": axis,
+                                "executions": count}
+                               for (module, line, shape, axis), count in self.reductions.items()],
                 "special": int(self.special), "arithmetic": int(self.arithmetic), "rounds": int(self.rounds)}
 
 
@@ -412,7 +413,8 @@ class Plan:
 
 
 def profile(kernel, plan, resources, files, seconds=math.inf):
-    """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox);
+    """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox), each
+    with the module and line that issued it; `files`: {the kernel's files: the name of each one's module};
     `resources`: what its compile for the estimate's GPU asks of an SM (compile_check.compile_resources). Raises ProfileError
     (also once `seconds` have passed), or what the kernel raises."""
     from .interpret import interpreting, launch, python_function

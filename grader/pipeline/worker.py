@@ -93,6 +93,11 @@ class KernelModules:
     def files(self):
         return {str(path) for path in self.paths.values()}
 
+    @property
+    def file_modules(self):
+        """{file: the name of the module it holds}."""
+        return {str(path): name for name, path in self.paths.items()}
+
     def module_of(self, filename):
         """The name of the module whose file this is (for a line reported by Triton), or None."""
         return next((name for name, path in self.paths.items() if str(path) == str(filename)), None)
@@ -171,7 +176,7 @@ def _profile(kernel, plan, resources, modules, seconds):
     if not isinstance(plan, Plan):
         return plan
     try:
-        return {"configs": plan.configs, **profile(kernel, plan, resources, modules.files, seconds)}
+        return {"configs": plan.configs, **profile(kernel, plan, resources, modules.file_modules, seconds)}
     except ProfileError as error:
         return {"configs": plan.configs, "error": str(error)}
     except Exception as error:  # the kernel's own failure at the benchmark size: the grader says so, nothing more
