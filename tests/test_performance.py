@@ -573,6 +573,7 @@ def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
     result = report.puzzle("vector_add")
     assert result.status == "pass" and result.points == result.max_points
     assert "took longer than 0 s" in result.performance["error"]
+    assert "Crashed" not in result.performance["error"], "the estimate ran out of time: nothing crashed"
 
 
 @pytest.mark.parametrize("configs,refused", [
@@ -674,3 +675,9 @@ def test_lines_are_told_together_by_file():
     assert places(["a.py line 20", "a.py line 9", "h.py line 4"]) == "a.py lines 9, 20; h.py line 4"
     assert places(["nb.ipynb cell 3, line 5", "nb.ipynb cell 3, line 7"]) == "nb.ipynb cell 3, lines 5, 7"
     assert places(["line 4 of the kernel's module"]) == "line 4 of the kernel's module"
+
+
+def test_a_misspelt_puzzle_id_names_the_puzzles():
+    from grader.notebook import check
+    with pytest.raises(ValueError, match="no puzzle 'vector_ad'.*the puzzles are: vector_add"):
+        check("vector_ad", None)

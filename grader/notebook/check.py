@@ -41,7 +41,10 @@ def check(puzzle_id, kernel, seed=0, course=None, picture=False, performance=Tru
     """
     settings = replace(DEFAULT, estimate_gpu=known_gpu(gpu))
     course = course or load_course()
-    puzzle = course.puzzle(puzzle_id)
+    try:
+        puzzle = course.puzzle(puzzle_id)
+    except KeyError as error:  # a misspelt id: the message says which ids there are, a traceback would not help
+        raise ValueError(f"check({puzzle_id!r}, ...): {error.args[0]}") from None
     early = [p.id for p in course.puzzles[:EARLY_PUZZLES]]
     pictures = "all" if picture else "failures" if puzzle_id in early else None
     shown = _display()

@@ -5,7 +5,7 @@ interpreter runs it, `GPU_CONFIGS = [triton.Config(...), ...]` beside it (in a f
 from kernel name to such a list). The expression may be any host code the load stage accepts (a list
 comprehension over block sizes, say); it is evaluated only in the sandbox, and what comes back is plain data.
 """
-NUM_WARPS = (1, 2, 4, 8, 16)
+NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
 
 def read_configs(expression, namespace, kernel_names, target):

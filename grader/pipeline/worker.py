@@ -179,6 +179,10 @@ def _profile(kernel, plan, resources, modules, seconds):
         return {"configs": plan.configs, **profile(kernel, plan, resources, modules.file_modules, seconds)}
     except ProfileError as error:
         return {"configs": plan.configs, "error": str(error)}
+    except KernelCrashed as crash:  # raised from inside the kernel: the recorder's own ProfileError, or the kernel's
+        error = crash.error
+        return {"configs": plan.configs, "error": str(error) if isinstance(error, ProfileError) else
+                f"{type(error).__name__}: {error}"[:500]}
     except Exception as error:  # the kernel's own failure at the benchmark size: the grader says so, nothing more
         return {"configs": plan.configs, "error": f"{type(error).__name__}: {error}"[:500]}
 
