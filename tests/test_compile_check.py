@@ -204,3 +204,26 @@ def test_a_parameter_triton_does_not_specialize_stays_a_typed_argument():
     assert constexprs["stride"] == 1 and types["n"] == "i32" and (2,) not in attrs and (0,) in attrs
     types, constexprs, attrs = signature(triton.jit(body), bound)
     assert constexprs["stride"] == 1 and attrs[(2,)] == [["tt.divisibility", 16]]
+
+
+@pytest.mark.parametrize("puzzle_id", ["outer_add", "matmul", "attention"])
+def test_the_lane_layouts_told_ahead_are_the_compiles(course, tmp_path, puzzle_id):
+    """With a core to spare the profile starts before the benchmark's compile ends, with lane layouts from its
+    TritonGPU passes alone: they must be the ones the whole compile gives (outer add's store lays its lanes down
+    the columns)."""
+    from grader.pipeline.compile_check import benchmark_compile
+    from grader.pipeline.traffic import Plan
+    from grader.pipeline.worker import KernelModules
+    puzzle = course.puzzle(puzzle_id)
+    source = load_submission(ROOT / "solutions" / f"{puzzle_id}.py", course, [puzzle_id])[puzzle_id].source
+    told = {}
+    for fork in (True, False):
+        modules = KernelModules(source.modules, tmp_path, f"k{fork:d}")
+        plan = Plan(getattr(modules.load("_plan"), source.kernel), puzzle, [])
+        finished, lanes = benchmark_compile(modules, source.kernel, (90, plan.args, plan.config), fork)
+        resources = finished()
+        told[fork] = [[os.path.basename(file)[3:], *rest] for file, *rest in lanes]  # k1_0.py and k0_0.py
+        assert [[os.path.basename(file)[3:], *rest] for file, *rest in resources["lanes"]] == told[fork]
+    assert told[True] == told[False]
+    if puzzle_id == "outer_add":
+        assert told[True] and told[True][0][2] == "store"

@@ -34,7 +34,8 @@ def profiled(path, puzzle_id, chosen=None, configs=()):
     plan = traffic.Plan(kernel, puzzle, list(configs), chosen)
     from grader.pipeline.compile_check import compile_resources
     resources = compile_resources(kernel, plan.args, 90, plan.config)
-    counters = check_profile({"configs": list(configs), **traffic.profile(kernel, plan, resources, {file: None})})
+    counters = check_profile({"configs": list(configs), "resources": resources,
+                              **traffic.profile(kernel, plan, resources["lanes"], {file: None})})
     from grader.pipeline.interpret import python_function
     fn = python_function(kernel)
     return counters, estimate(puzzle, fn.__code__.co_varnames[:fn.__code__.co_argcount], counters, "H100", chosen=chosen)
@@ -210,7 +211,7 @@ def test_a_store_is_counted_as_the_compiled_kernel_lays_its_lanes(tmp_path):
     plan = traffic.Plan(kernel, puzzle, [], {"kwargs": {"BLOCK_M": 32, "BLOCK_N": 128}, "num_warps": 4})
     resources = compile_resources(kernel, plan.args, 90, plan.config)
     [(_, line, _, axis)] = [lane for lane in resources["lanes"] if lane[2] == "store"]
-    counters = traffic.profile(kernel, plan, resources, {file: None})
+    counters = traffic.profile(kernel, plan, resources["lanes"], {file: None})
     store = next(site for site in counters["sites"] if site["access"] == "store")
     assert store["line"] == line == 13
     per_request = (store["sectors"] / store["requests"], store["ideal_sectors"] / store["requests"])

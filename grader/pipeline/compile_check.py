@@ -240,12 +240,13 @@ def trace_kernel(kernel, args, target):
     _front(kernel, args, target)
 
 
-def lower_kernel(kernel, args, target):
-    """The front of triton.compile and its TritonGPU passes for sm_`target`: where the compile of one target
-    differs from another's (the float8 types, the tensor-core instructions, the pipelining of loads), at a
-    fifth of a full compile's cost; the lowering to LLVM and PTX and ptxas are left out. Returns the TritonGPU
-    module."""
-    module, source, backend, options = _front(kernel, args, target)
+def lower_kernel(kernel, args, target, options=None):
+    """The front of triton.compile and its TritonGPU passes for sm_`target` (with `options`: num_warps,
+    num_stages): where the compile of one target differs from another's (the float8 types, the tensor-core
+    instructions, the pipelining of loads), at a fifth of a full compile's cost; the lowering to LLVM and PTX and
+    ptxas are left out. Returns the TritonGPU module."""
+    module, source, backend, _ = _front(kernel, args, target)
+    options = backend.parse_options(options or {})
     stages = {}
     backend.add_stages(stages, options, source.language)
     metadata = {"target": backend.target, **options.__dict__}
@@ -303,16 +304,20 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     this one traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation
     of the cases, which patches Triton and so cannot share a process with a compile): they then cost little
     time. Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
+    `meanwhile` is given the benchmark launch's lane layouts (benchmark_compile), or None where the check does
+    not compile for the benchmark's target.
     """
     start = _forked if fork else _now
     benchmark_target = benchmark[0] if benchmark is not None and benchmark[0] in targets else None
     # Fresh modules for each compile: after one failed compile, Triton lets the same kernel object compile
     # "successfully" (seen with a torch call inside a kernel on 3.9).
-    compiles = {target: start(compile_resources, getattr(modules.load(f"_sm{target}b"), kernel_name),
-                                benchmark[1], target, benchmark[2]) if target == benchmark_target
-                else start(_rejection, modules, f"_sm{target}", kernel_name, launches[0], target,
-                           target == max(targets))
-                for target in sorted(targets)}
+    compiles, lanes = {}, None
+    for target in sorted(targets):
+        if target == benchmark_target:
+            compiles[target], lanes = benchmark_compile(modules, kernel_name, benchmark, fork)
+        else:
+            compiles[target] = start(_rejection, modules, f"_sm{target}", kernel_name, launches[0], target,
+                                     target == max(targets))
     traced, accepted = {}, set()  # accepted: specialisations the front of the compiler accepted for an older target
     for target in sorted(targets):
         kernel = getattr(modules.load(f"_sm{target}"), kernel_name)
@@ -322,7 +327,7 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
                 accepted.add(specialisation(kernel, launches[0][1]))
                 to_trace = launches[1:]
         traced[target] = _first_traced_rejection(kernel, to_trace, target, modules, accepted)
-    met = meanwhile() if meanwhile is not None and not any(traced.values()) else None
+    met = meanwhile(lanes) if meanwhile is not None and not any(traced.values()) else None
     failures, resources = {}, None
     for target, finished in compiles.items():
         rejection = finished()
@@ -374,6 +379,25 @@ def _first_traced_rejection(kernel, launches, target, modules, accepted):
             return (*describe(error, modules), case)
         accepted.add(key)
     return None
+
+
+def benchmark_compile(modules, kernel_name, benchmark, fork=False):
+    """(a callable that waits for compile_resources of the benchmark's launch ((target, args, config)), its
+    lane layouts (lane_axes) now). With `fork` the compile runs in a forked process and the lane layouts come
+    from its TritonGPU passes run here (lower_kernel, a tenth of its cost), so that what needs them (the profile)
+    need not wait for LLVM and ptxas; without, both come from the compile, made here first."""
+    target, args, config = benchmark
+    finished = (_forked if fork else _now)(compile_resources, getattr(modules.load(f"_sm{target}b"), kernel_name),
+                                           args, target, config)
+    if not fork:
+        return finished, finished().get("lanes", ())
+    try:
+        options = {key: config[key] for key in ("num_warps", "num_stages") if key in config}
+        lanes = lane_axes(str(lower_kernel(getattr(modules.load(f"_sm{target}l"), kernel_name), args, target,
+                                           options)))
+    except Exception:  # the compile in the fork says what is wrong
+        lanes = ()
+    return finished, lanes
 
 
 def _now(function, *args):

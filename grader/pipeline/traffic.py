@@ -412,15 +412,15 @@ class Plan:
                         for param, value in self.bound.items() if hasattr(value, "data_ptr")}
 
 
-def profile(kernel, plan, resources, files, seconds=math.inf):
+def profile(kernel, plan, lanes, files, seconds=math.inf):
     """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox), each
     with the module and line that issued it; `files`: {the kernel's files: the name of each one's module};
-    `resources`: what its compile for the estimate's GPU asks of an SM (compile_check.compile_resources). Raises ProfileError
+    `lanes`: how its compile for the estimate's GPU lays out lanes (compile_check.lane_axes). Raises ProfileError
     (also once `seconds` have passed), or what the kernel raises."""
     from .interpret import interpreting, launch, python_function
 
     fn = python_function(kernel)
-    recorder = TrafficRecorder(plan.regions, files, seconds, resources.get("lanes", ()) if resources else ())
+    recorder = TrafficRecorder(plan.regions, files, seconds, lanes or ())
     sampled = sampled_programs(plan.grid)
     programs, after = [], [{}]  # after: the counters after each program run
     with interpreting([fn.__globals__]), np.errstate(all="ignore"):
@@ -431,7 +431,7 @@ def profile(kernel, plan, resources, files, seconds=math.inf):
             recorder.end_program()
             programs.append(program)
             after.append(recorder.work())
-    return {"programs": [list(p) for p in programs], "resources": resources, **recorder.counters()}
+    return {"programs": [list(p) for p in programs], **recorder.counters()}
 
 
 def _added(before, after):

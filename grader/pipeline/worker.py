@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from .cases import Buffer
-from .compile_check import (compile_kernel, compile_problems, compile_resources, key_the_compile_cache_by_version,
+from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
 from .configs import read_configs
 from .traffic import Plan, ProfileError, profile
@@ -114,16 +114,16 @@ def run_puzzle(job, directory, course=None):
     if not launches:  # the estimate alone, for a kernel whose cases already passed (a notebook's check)
         outcome = {"compile": [], "cases": []}
         if benchmark is not None:
-            target = benchmark[0]
-            plan_kernel = getattr(modules.load(f"_sm{target}b"), job["kernel"])
-            resources = compile_resources(plan_kernel, benchmark[1], target, benchmark[2])
-            outcome["profile"] = _profile(getattr(modules.load(), job["kernel"]), plan, resources, modules,
-                                          job["profile"]["seconds"])
+            finished, lanes = benchmark_compile(modules, job["kernel"], benchmark, job.get("spare_cores") is True)
+            profiled = _profile(getattr(modules.load(), job["kernel"]), plan, lanes, modules, job["profile"]["seconds"])
+            outcome["profile"] = {**profiled, "resources": finished()}
         elif plan is not None:
             outcome["profile"] = plan  # why the launch cannot be made
         return outcome
 
-    def interpret():
+    def interpret(lanes=None):
+        """The cases' runs, and with the benchmark launch's lane layouts (compile_check.benchmark_compile) the
+        profile too, while the compile may still run in a fork."""
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
@@ -139,7 +139,10 @@ def run_puzzle(job, directory, course=None):
                     run["refill_failed"] = any(other["error"] is not None for other in again)
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
-        return kernel, runs
+        profiled = None
+        if plan is not None and lanes is not None and not any(run["error"] for run in runs):
+            profiled = _profile(kernel, plan, lanes, modules, job["profile"]["seconds"])
+        return kernel, runs, profiled
 
     if job.get("compiled") is not None:  # the compiler accepted these launches in an earlier check (check_cache.py)
         problems, resources, interpreted = [], job["compiled"]["resources"], interpret()
@@ -149,10 +152,12 @@ def run_puzzle(job, directory, course=None):
                                                             fork=job.get("spare_cores") is True)
     if problems:
         return {"compile": problems, "cases": []}
-    kernel, runs = interpreted
+    kernel, runs, profiled = interpreted
     outcome = {"compile": [], "cases": runs, "resources": resources}
     if plan is not None and not any(run["error"] for run in runs):
-        outcome["profile"] = _profile(kernel, plan, resources, modules, job["profile"]["seconds"])
+        if profiled is None:  # the compile that knows the lane layouts came after the cases (compile_problems)
+            profiled = _profile(kernel, plan, (resources or {}).get("lanes", ()), modules, job["profile"]["seconds"])
+        outcome["profile"] = {**profiled, "resources": resources}
     return outcome
 
 
@@ -171,12 +176,13 @@ def _plan(job, modules, kernel, course):
     return plan
 
 
-def _profile(kernel, plan, resources, modules, seconds):
-    """The performance stage's counters, or {"configs", "error": why there are none}."""
+def _profile(kernel, plan, lanes, modules, seconds):
+    """The performance stage's counters (without the compile's resources), or {"configs", "error": why there are
+    none}; `lanes`: the compile's lane layouts (compile_check.lane_axes)."""
     if not isinstance(plan, Plan):
         return plan
     try:
-        return {"configs": plan.configs, **profile(kernel, plan, resources, modules.file_modules, seconds)}
+        return {"configs": plan.configs, **profile(kernel, plan, lanes, modules.file_modules, seconds)}
     except ProfileError as error:
         return {"configs": plan.configs, "error": str(error)}
     except KernelCrashed as crash:  # raised from inside the kernel: the recorder's own ProfileError, or the kernel's
