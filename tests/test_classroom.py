@@ -178,6 +178,11 @@ def test_nbgrader_reads_what_jupyterlab_opens_and_explains_what_it_could_not_wri
     cell = {"cell_type": "code", "source": "x = 1", "outputs": [], "execution_count": None}
     notebook = {"nbformat": 4, "nbformat_minor": 5, "cells": [cell]}
     assert _gradable("\ufeff" + json.dumps(notebook)).cells[0].source == "x = 1"
+    # What nbformat's schema refuses but nbgrader reads and writes back: cell ids before nbformat 4.5, a stream
+    # output without its name.
+    older = {**notebook, "nbformat_minor": 4, "cells": [{**cell, "id": "a1", "outputs": [
+        {"output_type": "stream", "text": "hi"}]}]}
+    assert _gradable(json.dumps(older)).cells[0].source == "x = 1"
     for broken in ({**cell, "source": 42}, {**cell, "source": "\ud800"}):
         with pytest.raises(Exception):
             _gradable(json.dumps({**notebook, "cells": [broken]}))

@@ -46,6 +46,25 @@ def test_a_notebook_is_graded_as_its_check_cell_sees_it_when_run_from_the_top(tm
     assert grade(notebook).puzzle("vector_add").status == "fail"
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["check('vector_add', add_kernel)", SOLUTION])
     assert grade(notebook).puzzle("vector_add").status == "pass"
+    # A later check however it is written (an assignment, an assert, puzzle_id=, check imported under another
+    # name) is the one that counts.
+    for later_check in ("result = check('vector_add', add_kernel)", "assert c('vector_add', add_kernel).points",
+                        "check(puzzle_id='vector_add', kernel=add_kernel)"):
+        notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+            "from grader.notebook import check as c", WRONG_DRAFT, "check('vector_add', add_kernel)", SOLUTION,
+            later_check])
+        graded = grade(notebook).puzzle("vector_add")
+        assert graded.status == "pass" and not graded.notes, (later_check, graded.notes)
+    # The skeleton left above the check and the kernel written below it: the student's kernel is graded.
+    skeleton = SOLUTION.split("    pid = ")[0] + "    pass\n"
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [skeleton, "check('vector_add', add_kernel)",
+                                                                 SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+    # Importing again after the check redefines nothing the kernel does: no note.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        SOLUTION, "check('vector_add', add_kernel)", "import torch\nimport triton\nimport triton.language as tl"])
+    graded = grade(notebook).puzzle("vector_add")
+    assert graded.status == "pass" and not graded.notes, graded.notes
 
 
 def test_a_syntax_error_in_another_cell_costs_nothing(tmp_path, grade):
@@ -359,15 +378,70 @@ def test_a_file_saved_by_another_editor_loads_the_very_same_kernel(tmp_path, cou
     assert loaded.source.modules == plain.source.modules
 
 
-def test_a_long_session_counts_each_cell_at_its_last_run_and_says_when_it_read_too_little():
+def test_a_long_session_keeps_its_latest_cells_and_says_when_it_read_too_little():
+    """Every run counts, in order (an imports cell run again after the kernel's binds triton after it); where the
+    session ran more than the grader reads, the report says which cells were left out and what to do."""
     from types import SimpleNamespace
 
     from grader.pipeline.load.files import session_sources
     kernel = "import triton\n@triton.jit\ndef k(x):\n    pass\n"
-    history = ["", "import triton.language as tl", kernel, "x = 1", *[kernel] * 200]
+    history = ["", "import triton.language as tl", kernel, "x = 1", kernel]
     shell = SimpleNamespace(history_manager=SimpleNamespace(input_hist_raw=history))
-    sources = session_sources(shell, Settings(code_chars=200))
-    assert [s.label for s in sources] == ["In [1]", "In [3]", "In [203]"]  # each text once, at its last run
+    assert [s.label for s in session_sources(shell, Settings(code_chars=200))] == ["In [1]", "In [2]", "In [3]",
+                                                                                  "In [4]"]
     sources = session_sources(shell, Settings(code_chars=60))
-    assert sources[0].problem and "In [1] and before were not read" in sources[0].problem
-    assert [s.label for s in sources[1:]] == ["In [3]", "In [203]"]
+    assert sources[0].problem and "In [2] and before were not read" in sources[0].problem
+    assert "restart the kernel" in sources[0].problem
+    assert [s.label for s in sources[1:]] == ["In [3]", "In [4]"]
+
+
+SESSION = r'''
+import json, os, sys
+os.environ["TRITON_INTERPRET"] = "1"
+from IPython.core.interactiveshell import InteractiveShell
+from grader.course import load_course
+from grader.pipeline.load import load_live
+cells, name = json.loads(sys.argv[1]), sys.argv[2]
+shell = InteractiveShell.instance()
+for cell in cells:
+    assert shell.run_cell(cell, store_history=True).success, cell
+loaded = load_live(shell.user_ns[name], load_course().puzzle("vector_add"))
+print(json.dumps([loaded.status, [d.message for d in loaded.diagnostics]]))
+'''
+
+
+@pytest.mark.parametrize("scenario", ["imports run again after the kernel", "the kernel's cell run again",
+                                      "an alias's function run again", "triton.jit called, its function run again",
+                                      "a kernel under another name"])
+def test_a_sessions_cells_count_every_run_in_order(tmp_path, scenario):
+    """check() reads the cells as the session ran them: run again, a cell binds its names again after the others
+    (the imports after the kernel, an alias's function after the alias); a kernel the autograder would not find
+    by the puzzle's name is refused."""
+    import json
+    import subprocess
+    import sys
+    imports = "import triton\nimport triton.language as tl"
+    kernel = ("@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+              "    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+              "    mask = offsets < n_elements\n"
+              "    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, "
+              "mask=mask), mask=mask)\n")
+    under = kernel.replace("def add_kernel", "def my_kernel")
+    plain = kernel.replace("@triton.jit\n", "").replace("def add_kernel", "def _add")
+    cells, name = {
+        "imports run again after the kernel": ([imports, kernel, imports], "add_kernel"),
+        "the kernel's cell run again": ([imports, kernel, "x = 1", kernel], "add_kernel"),
+        "an alias's function run again": ([imports, under, "add_kernel = my_kernel", under], "add_kernel"),
+        "triton.jit called, its function run again": ([imports, plain, "add_kernel = triton.jit(_add)", plain],
+                                                     "add_kernel"),
+        "a kernel under another name": ([imports, under], "my_kernel"),
+    }[scenario]
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", SESSION, json.dumps(cells), name], capture_output=True, text=True,
+                            env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    status, messages = json.loads(result.stdout.strip().splitlines()[-1])
+    if scenario == "a kernel under another name":
+        assert status == "error" and "the autograder grades the kernel named add_kernel" in messages[0]
+    else:
+        assert status == "found", messages

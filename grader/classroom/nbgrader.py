@@ -196,8 +196,10 @@ class ReadOrExplain(NotebookExporter):
 
 def _gradable(text):
     """The notebook in `text` as nbformat 4, with what nbformat requires and JupyterLab does without filled in (a
-    byte-order mark dropped, empty metadata); raises ValueError for one nbgrader could not write back (a cell that
-    is not text, a lone surrogate), which would stop its autograde with a traceback and no feedback."""
+    byte-order mark dropped, empty metadata); raises for one nbgrader could not write back (a cell whose source is
+    not text, a lone surrogate), which would stop its autograde with a traceback and no feedback. What else
+    nbformat's schema would refuse (cell ids in an older minor version, a stream output without its name) nbgrader
+    reads and writes back, and so does the grader."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     data = json.loads(text.lstrip("\ufeff"))
@@ -207,7 +209,9 @@ def _gradable(text):
             if isinstance(cell, dict):
                 cell.setdefault("metadata", {})
     notebook = nbformat.reads(json.dumps(data), as_version=4)
-    nbformat.validate(notebook)
+    for number, cell in enumerate(notebook.cells, start=1):
+        if not isinstance(cell.get("source"), str):
+            raise ValueError(f"cell {number} has no text as its source")
     nbformat.writes(notebook).encode("utf-8")
     return notebook
 

@@ -164,14 +164,17 @@ CHECK_CALLS = ("check", "grade")  # the notebook's check cell, nbgrader's test c
 
 
 def _as_checked(puzzle, module, siblings):
-    """(the definitions of a notebook as its last cell that checks `puzzle` sees them when the notebook runs from
-    the top, as Restart & Run All and an autograder that runs it do; a note when a later cell redefines what it
-    checks). Any other file, a notebook without such a cell, or one whose check comes before the kernel's
-    definition, is read whole."""
+    """(the definitions of a notebook as its last statement that checks `puzzle` sees them when the notebook runs
+    from the top, as Restart & Run All and an autograder that runs it do; a note when a later cell redefines what
+    it checks). Any other file, a notebook without such a check, one whose check comes before the kernel's
+    definition or sees only its untouched skeleton (the student wrote it in a cell below), is read whole."""
+    if module.file.path.suffix != ".ipynb":
+        return module, None
     sources = module.file.sources
+    names = _check_names(sources)
     checks = [(index, position) for index, source in enumerate(sources) if source.tree is not None
-              for position, statement in enumerate(source.tree.body) if _checks(statement, puzzle)]
-    if module.file.path.suffix != ".ipynb" or not checks:
+              for position, statement in enumerate(source.tree.body) if _checks(statement, puzzle, names)]
+    if not checks:
         return module, None
     index, position = checks[-1]
     if index == len(sources) - 1 and position == len(sources[index].tree.body) - 1:
@@ -180,24 +183,47 @@ def _as_checked(puzzle, module, siblings):
     cut = replace(last, tree=ast.Module(body=last.tree.body[:position], type_ignores=[]))
     seen = ModuleDefinitions(replace(module.file, sources=sources[:index] + [cut]), siblings)
     kernel = seen.get(puzzle.kernel)
-    if kernel is None or kernel.kind != "jit":
+    if kernel is None or kernel.kind != "jit" or skeleton(kernel):
         return module, None
     final = module.get(puzzle.kernel)
-    if final is not None and _fingerprint(final) == _fingerprint(kernel):
+    if final is not None and _same_text(_fingerprint(final), _fingerprint(kernel)):
         return seen, None
     return seen, (f"graded the {puzzle.kernel} that {last.label} checks: the cells after that check define it (or "
                   "what it uses) again, and they are not graded, as when the notebook runs from the top (Restart & "
                   "Run All). Put your final kernel above the check cell.")
 
 
-def _checks(statement, puzzle):
-    """True for `check("<puzzle id>", ...)` (or nbgrader's `grade(...)`) as a statement."""
-    call = statement.value if isinstance(statement, ast.Expr) else None
-    if not isinstance(call, ast.Call) or not call.args:
-        return False
-    name = call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
-    first = call.args[0]
-    return name in CHECK_CALLS and isinstance(first, ast.Constant) and first.value == puzzle.id
+def _check_names(sources):
+    """The names a notebook calls its check by: check and grade, and what `from grader... import check as c`
+    binds."""
+    names = set(CHECK_CALLS)
+    for source in sources:
+        for statement in source.tree.body if source.tree is not None else ():
+            if isinstance(statement, ast.ImportFrom) and (statement.module or "").split(".")[0] == "grader":
+                names.update(alias.asname for alias in statement.names if alias.name in CHECK_CALLS and alias.asname)
+    return names
+
+
+def _checks(statement, puzzle, names):
+    """True for a statement that checks `puzzle`: a call of a check (`names`) whose first argument or puzzle_id
+    is the puzzle's id, anywhere in it (`check(...)`, `result = check(...)`, `assert check(...).status ...`)."""
+    for node in ast.walk(statement):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "puzzle_id"), None)
+        if name in names and isinstance(first, ast.Constant) and first.value == puzzle.id:
+            return True
+    return False
+
+
+def _same_text(modules, others):
+    """Whether two rebuilt closures hold the same lines, whatever their order and however often (an import bound
+    again later repeats or moves its line, and changes nothing the kernel does)."""
+    if modules is None or others is None:
+        return modules == others
+    return {name: set(text.split("\n")) for name, text in modules.items()} == \
+        {name: set(text.split("\n")) for name, text in others.items()}
 
 
 def load_live(kernel, puzzle, settings=DEFAULT):

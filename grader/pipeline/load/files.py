@@ -311,18 +311,17 @@ def _ipython_transformer():
 
 
 def session_sources(shell, settings):
-    """The cells a live IPython session ran, in the order it ran them, as Sources labelled 'In [n]'. A cell run
-    again counts once, at its last run (what it defines then is what counts). When the session ran more code
-    than the grader reads, the latest cells are kept, and a Source whose problem says so stands for the earlier
-    ones (one of them may hold a definition the check needed)."""
-    kept, total, seen, unread = [], 0, set(), None
+    """The cells a live IPython session ran, in the order it ran them (every run: a cell run again after others
+    binds its names after theirs), as Sources labelled 'In [n]'. When the session ran more code than the grader
+    reads, the latest cells are kept, and a Source whose problem says so stands for the earlier ones (one of them
+    may hold a definition the check needed)."""
+    kept, total, unread = [], 0, None
     for number, text in reversed(list(enumerate(shell.history_manager.input_hist_raw))):
-        if not text.strip() or text in seen:
+        if not text.strip():
             continue
         if total + len(text) > settings.code_chars:
             unread = number
             break
-        seen.add(text)
         total += len(text)
         kept.append((number, text))
     sources = [parse_source(text, f"In [{number}]", settings, notebook=True) for number, text in reversed(kept)]
