@@ -445,3 +445,13 @@ def test_a_sessions_cells_count_every_run_in_order(tmp_path, scenario):
         assert status == "error" and "the autograder grades the kernel named add_kernel" in messages[0]
     else:
         assert status == "found", messages
+
+
+def test_a_bare_annotation_binds_nothing(tmp_path, grade):
+    """`SCALE: tl.constexpr` alone, after SCALE is set, leaves SCALE as it was (Python binds nothing there)."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("@triton.autotune", "SCALE = tl.constexpr(1)\nSCALE: tl.constexpr\n\n\n"
+                                                        "@triton.autotune").replace(
+        "x + y", "(x + y) * SCALE"))
+    assert "(x + y) * SCALE" in path.read_text()
+    assert grade(path).puzzle("vector_add").status == "pass"

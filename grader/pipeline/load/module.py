@@ -112,6 +112,9 @@ class ModuleDefinitions:
                 self._bind(binding)
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _assigned_names(statement):
             self._assignment(statement, order)
+        elif isinstance(statement, ast.AnnAssign) and statement.value is None and \
+                isinstance(statement.target, ast.Name):
+            pass  # `SCALE: tl.constexpr` alone binds nothing (and its annotation means nothing to Triton)
         elif isinstance(statement, ast.FunctionDef):
             self._function(statement, order)
         else:
