@@ -455,3 +455,14 @@ def test_a_bare_annotation_binds_nothing(tmp_path, grade):
         "x + y", "(x + y) * SCALE"))
     assert "(x + y) * SCALE" in path.read_text()
     assert grade(path).puzzle("vector_add").status == "pass"
+
+
+def test_a_kernel_named_through_its_modules_attribute_is_found(tmp_path, grade, course):
+    """`import mykern` then `add_kernel = mykern.fast_add` in a notebook: the check cell passed it, the command
+    line refused it as not a function."""
+    (tmp_path / "mykern.py").write_text(SOLUTION.replace("def add_kernel", "def fast_add"))
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "import mykern\nadd_kernel = mykern.fast_add", "check('vector_add', add_kernel)"])
+    assert grade(tmp_path).puzzle("vector_add").status == "pass"
+    assert grade_submission(course, notebook, ["vector_add"], modules_from=tmp_path).puzzle(
+        "vector_add").status == "pass"

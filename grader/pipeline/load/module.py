@@ -199,6 +199,14 @@ class ModuleDefinitions:
                 self._bind(Binding(target.kind, names[0], self, statement, order, obj=target.obj, target=target,
                                    depends=[target]))
                 return
+        sibling = self.names.get(value.value.id) if isinstance(value, ast.Attribute) and \
+            isinstance(value.value, ast.Name) else None
+        if len(names) == 1 and sibling is not None and sibling.kind == "sibling":
+            target = sibling.obj.get(value.attr)  # an alias of a sibling file's function: kernel = mykern.fast_add
+            if target is not None and target.kind in ("jit", "constexpr_function", "function"):
+                self._bind(Binding(target.kind, names[0], self, statement, order, obj=target.obj, target=target,
+                                   depends=[sibling, target]))
+                return
         if len(names) == 1 and self._decorated(names[0], value, order):
             return
         if len(names) == 1 and isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords and \
