@@ -226,6 +226,38 @@ def test_an_empty_directory_is_unusable(tmp_path, grade):
         grade(tmp_path)
 
 
+def test_a_directory_of_unreadable_files_says_why_each_was_not_read(tmp_path, course):
+    (tmp_path / "kern.py").write_bytes(b"\xff\xfe\x00not text")
+    (tmp_path / "nb.ipynb").write_text("{not json")
+    with pytest.raises(SubmissionError) as raised:
+        load_submission(tmp_path, course, ["vector_add"])
+    assert "none of its files could be read" in str(raised.value)
+    assert "kern.py is not readable Python text" in str(raised.value)
+    assert "nb.ipynb is not a readable notebook" in str(raised.value)
+
+
+def test_a_kernel_not_found_names_the_files_that_could_not_be_read(tmp_path, course):
+    """The kernel may be in the file (or cell) that could not be read: the student is told to fix that one, not
+    only that the kernel is missing."""
+    (tmp_path / "kern.py").write_bytes(b"\xff\xfe\x00not text")
+    (tmp_path / "scratch.py").write_text("def broken(:\n")
+    (tmp_path / "softmax.py").write_text((ROOT / "solutions" / "softmax.py").read_text())
+    loaded = load_submission(tmp_path, course, ["vector_add", "softmax"])
+    assert loaded["softmax"].status == "found"
+    missing = loaded["vector_add"]
+    assert missing.status == "missing"
+    assert [d.kind for d in missing.diagnostics] == ["missing", "load_error"]
+    assert "no kernel named add_kernel in scratch.py, softmax.py" in missing.diagnostics[0].message
+    unread = missing.diagnostics[1].message
+    assert "kern.py is not readable Python text" in unread and "scratch.py, line 1: SyntaxError" in unread
+
+    from grader.pipeline.report import to_text
+    from grader.pipeline.results import GradeReport, PuzzleResult
+    puzzle = course.puzzle("vector_add")
+    report = GradeReport([PuzzleResult(puzzle.id, puzzle.title, "missing", 0, 10, None, [], missing.diagnostics)])
+    assert "kern.py is not readable Python text" in to_text(report)
+
+
 def test_an_unknown_puzzle_is_unusable(grade):
     with pytest.raises(SubmissionError, match="no puzzle 'nope'"):
         grade(ROOT / "solutions", puzzle="nope")
@@ -258,6 +290,12 @@ def test_links_fifos_and_devices_in_a_submission_are_refused_never_followed(tmp_
     (alice / "vector_add.py").symlink_to(ROOT / "solutions" / "vector_add.py")
     (alice / "01_vector_add.py").symlink_to(other_student / "01_vector_add.py")
     os.mkfifo(alice / "outer_add.py")  # reading it would block forever
+    with pytest.raises(SubmissionError) as nothing_read:
+        grade(alice)
+    assert "none of its files could be read" in str(nothing_read.value)
+    assert "01_vector_add.py is a symbolic link" in str(nothing_read.value)
+    assert "outer_add.py is a FIFO" in str(nothing_read.value)
+    (alice / "notes.py").write_text("SCALE = 2\n")
     report = grade(alice)
     vector_add, outer_add = report.puzzle("vector_add"), report.puzzle("outer_add")
     assert vector_add.status == "error" and vector_add.points == 0

@@ -35,6 +35,8 @@ def to_text(report, title=""):
     if missing:
         lines += ["", f"No kernel found for: {', '.join(p.id for p in missing)} (kernels are looked up by name; "
                       "`triton-course list` gives each puzzle's kernel)."]
+        unread = dict.fromkeys(d.message for p in missing for d in p.diagnostics if d.kind == "load_error")
+        lines += [line for message in unread for line in _indent(message, "  ")]
     lines += ["", f"Total: {_points(report.points)}/{_points(report.max_points)} points"]
     if report.isolation:
         lines.append(f"Kernels ran sandboxed by {report.isolation}.")

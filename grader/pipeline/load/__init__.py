@@ -138,6 +138,9 @@ def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
     budget = CodeBudget(settings)
     files = [parse_file(read, settings, budget) for read in submission.files]
     if submission.is_dir:
+        if all(file.problem for file in files):
+            raise SubmissionError(f"{printable(submission.path)}: none of its files could be read:\n"
+                                  + "\n".join(file.problem for file in files[:10]))
         siblings = _siblings(files)
     else:
         if files[0].problem:
@@ -364,9 +367,13 @@ def _find_kernel(puzzle, files, modules):
         if problems:
             return Loaded("error", path=own[0].name, diagnostics=[Diagnostic("load_error", (
                 f"{puzzle.kernel} could not be loaded from {own[0].name}:\n" + "\n".join(problems[:10])))])
-        where = ", ".join(f.name for f in files)
+        where = ", ".join(f.name for f in files if not f.problem)
+        # A file or cell that could not be read may hold the kernel: say which, so the student fixes that one.
+        unread = [p for f in files for p in f.problems]
         return Loaded("missing", diagnostics=[Diagnostic("missing", (
-            f"no kernel named {puzzle.kernel} in {where}. Define it as @triton.jit def {puzzle.signature()}"))])
+            f"no kernel named {puzzle.kernel} in {where}. Define it as @triton.jit def {puzzle.signature()}"))]
+            + ([Diagnostic("load_error", "not read (if the kernel is there, fix this first):\n" + "\n".join(unread[:5]))]
+               if unread else []))
     ranked = sorted(((_rank(puzzle, m.file, b), index, m, b) for index, (m, b) in enumerate(kernels)),
                     key=lambda item: item[:2])
     best_rank, _, module, binding = ranked[0]
