@@ -148,3 +148,9 @@ def paired_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):  # two float32
     source = (src_ptr + 2 * pairs).to(tl.pointer_type(tl.int64))
     target = (dst_ptr + 2 * pairs).to(tl.pointer_type(tl.int64))
     tl.store(target, tl.load(source, mask=2 * pairs < n), mask=2 * pairs < n)  # the last pair may reach past n
+
+
+@triton.jit
+def padded_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):  # dst holds a whole block: the padding shows
+    offsets = tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=offsets < n))

@@ -26,6 +26,13 @@ def test_an_import_inside_the_kernel_is_rejected_at_its_line(grade):
     assert "Imports are not allowed inside a kernel" in diagnostic.message
 
 
+def test_a_rejection_inside_a_helper_is_reported_at_the_helpers_line_with_its_message(grade):
+    [diagnostic] = grade(BUGS / "vector_add" / "global_in_helper.py").puzzle("vector_add").diagnostics
+    assert diagnostic.kind == "compile"
+    assert "global_in_helper.py line 14: return v * SCALE\n" in diagnostic.message
+    assert "Cannot access global variable SCALE" in diagnostic.message
+
+
 def test_what_the_ptx_assembler_refuses_is_reported_at_the_line_that_made_it(grade):
     """ptxas's own message names a line of PTX in a temporary file: the report gives the kernel's line instead.
     ptxas runs for the newest target, sm_90, the GPU stage's: sm_80's compile stops before the LLVM lowering."""

@@ -127,6 +127,8 @@ def test_a_failing_case_is_launched_again_by_the_lines_its_report_gives(bugs, pu
     capsys.readouterr()
     completed = eval(launch, namespace)
     [diagnostic] = [d for d in first.diagnostics if d.kind == first.diagnostics[0].kind][:1]
+    if diagnostic.kind == "undefined_lanes":  # the lanes hold 0 in the run that went wrong, and in its replay
+        assert "zero_undefined=True" in launch
     if diagnostic.kind == "out_of_bounds":
         assert completed is False
         program = diagnostic.message.split(":")[0]

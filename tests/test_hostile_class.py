@@ -322,6 +322,31 @@ def test_numbers_out_of_every_range_in_a_workers_result_are_refused_as_data(cour
     assert "the worker's result is malformed" in result.diagnostics[0].message
 
 
+@pytest.mark.parametrize("forged", [
+    {"zero_filled": {"x": torch.zeros(3)}},  # an input's: the second run returns outputs only
+    {"zero_filled": {"out": torch.zeros(1, dtype=torch.float64)}},
+    {"zero_filled": {"out": "all right"}},
+    {"zero_fill_failed": "no"},
+])
+def test_a_second_run_with_zeros_in_masked_lanes_is_refused_unless_well_formed(course, monkeypatch, forged):
+    real = grade_module.run_worker
+
+    def forging_worker(jobs, scratch, settings, hidden=(), progress=None, **kwargs):
+        endings = real(jobs, scratch, settings, hidden, progress=progress, **kwargs)
+        for job in jobs:
+            path = Path(scratch) / "results" / f"{job['id']}.pt"
+            outcome = torch.load(path, weights_only=True)
+            outcome["cases"][0].update(forged)
+            torch.save(outcome, path)
+        return endings
+    monkeypatch.setattr(grade_module, "run_worker", forging_worker)
+    source = KernelSource("add_kernel", {MAIN: SOLUTION}, {MAIN: []},
+                          ("x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"))
+    result = grade_module.grade_sources(course, {"vector_add": source}, settings=Settings())["vector_add"]
+    assert result.status == "error" and [d.kind for d in result.diagnostics] == ["crash"]
+    assert "the worker's result is malformed" in result.diagnostics[0].message
+
+
 def _results(student, status="pass", **changes):
     timing = {"sizes": {"N": 1}, "time_s": 1e-3, "speedup": 1.5, "fraction": 0.5, "gbps": 100.0}
     result = {"student": student, "device": {"name": "NVIDIA H100", "driver": "1", "cuda": "13", "torch": "2.11",

@@ -125,6 +125,22 @@ def test_strided_slice_allows_its_elements_only():
     assert not region.locate(np.array([base + 2], dtype=np.uint64))[1].any(), "misaligned addresses are refused"
 
 
+@pytest.mark.parametrize("zero_undefined,padding", [(False, float("nan")), (True, 0.0)])
+def test_masked_lanes_loaded_without_other_hold_nan_or_a_gpus_zero(zero_undefined, padding):
+    for n in (3, 4):
+        src, dst = torch.arange(1.0, 5.0), torch.full((4,), 7.0)
+        regions = {"src_ptr": Region(buffer_of("src", src, [src[:n]]), 0, "src_ptr"),
+                   "dst_ptr": Region(buffer_of("dst", dst, [dst], "output"), 0, "dst_ptr")}
+        checker = MemoryChecker(regions, 0, (1, 1, 1), 1, zero_undefined)
+        with interpreting():
+            launch(kernels.padded_copy_kernel, bind_arguments(kernels.padded_copy_kernel, [src[:n], dst, n, 4]),
+                   (1, 1, 1), [(0, 0, 0)], checker)
+        assert torch.equal(dst[:n], src[:n])
+        assert checker.undefined_loaded == (n < 4), "only a lane masked off is undefined"
+        if n < 4:
+            assert dst[3].isnan() if padding != padding else dst[3] == padding
+
+
 def test_a_direct_run_in_a_notebook_is_checked_too(capsys):
     from grader.notebook import run as run_in_notebook
     src, dst = torch.arange(10.0), torch.zeros(10)

@@ -12,13 +12,14 @@ from contextlib import contextmanager
 from ..course import load_course
 
 
-def run(kernel, grid, *args, programs=None, **kwargs):
+def run(kernel, grid, *args, programs=None, zero_undefined=False, **kwargs):
     """Launch `kernel[grid](*args, **kwargs)` on CPU tensors in the interpreter with every load and store
     checked: a lane out of bounds stops it with a message instead of corrupting memory or killing the
     notebook. What the kernel prints appears as it runs. Returns True when the launch completed.
 
     programs: only these programs run, in this order, e.g. programs=[3] or programs=[(1, 2)] for a 2-D grid;
     step through the one that goes wrong with breakpoint() in the kernel instead of every other one first.
+    zero_undefined: the masked-off lanes of a load without other= hold 0, as on a GPU, instead of NaN.
     """
     import torch
 
@@ -28,9 +29,11 @@ def run(kernel, grid, *args, programs=None, **kwargs):
     from ..pipeline.memcheck import MemoryChecker, OutOfBounds, Region, program_name
 
     fn = python_function(kernel)
-    if programs is not None and "programs" in fn.__code__.co_varnames[:fn.__code__.co_argcount]:
-        raise TypeError(f"{fn.__name__} has a parameter named `programs`, which is also run()'s choice of programs: "
-                        "pass the kernel's by position")
+    own = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    for name, given in (("programs", programs is not None), ("zero_undefined", zero_undefined)):
+        if given and name in own:
+            raise TypeError(f"{fn.__name__} has a parameter named `{name}`, which is also one of run()'s options: "
+                            "pass the kernel's by position")
     arguments = bind_arguments(kernel, args, kwargs)
     grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
     full = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
@@ -46,7 +49,8 @@ def run(kernel, grid, *args, programs=None, **kwargs):
             regions[param] = Region(buffer, 0, param)
     try:
         with interpreting([fn.__globals__]), _breakpoints_stop():
-            launch(kernel, arguments, full, chosen, MemoryChecker(regions, 0, full, len(grid)), capture=False)
+            launch(kernel, arguments, full, chosen, MemoryChecker(regions, 0, full, len(grid), zero_undefined),
+                   capture=False)
     except OutOfBounds as violation:
         program = program_name(violation.program, len(grid))
         print(f"stopped before an out-of-bounds access: {violation.message()}\nTo look at it: put breakpoint() "

@@ -68,6 +68,10 @@ class Buffer:
     loads: int = 0  # elements loaded through it, every lane counted
     refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
     refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
+    # The parent after the case ran again with 0 in the masked-off lanes of loads without other= (NaN the first
+    # time), as a GPU fills them; None when no such lane was loaded.
+    zero_filled: object = None
+    zero_fill_failed: bool = False  # that run ended in an error
 
     def __post_init__(self):
         for tracker in ("writers", "readers", "stored_by"):  # nobody has stored or loaded an element yet

@@ -112,7 +112,29 @@ def _check_written(case, buffer, settings):
         else:
             diagnostics.append(Diagnostic("mismatch", report, case.name,
                                           _blamed(case, buffer.writers[int(positions[wrong][0])])))
+    if not diagnostics and buffer.zero_filled is not None:
+        diagnostics += _needs_undefined_lanes(case, buffer, positions, expected, stored, tolerance, settings)
     return diagnostics
+
+
+def _needs_undefined_lanes(case, buffer, positions, expected, stored, tolerance, settings):
+    """The case passed with NaN in the masked-off lanes of its loads without other=; with 0 there, as a GPU runs it
+    (cases.Buffer.zero_filled), is it still right?"""
+    again = buffer.zero_filled[positions]
+    wrong = ~torch.isclose(again.double(), expected.double(), atol=tolerance.atol, rtol=tolerance.rtol,
+                           equal_nan=True).numpy() & stored
+    if not (buffer.zero_fill_failed or wrong.any()):
+        return []
+    what = (" the kernel failed (an error, or an access out of bounds).\n" if buffer.zero_fill_failed else
+            ":\n" + _mismatch_report(case, buffer, positions, again, expected, wrong, tolerance, settings) + "\n")
+    first = int(positions[wrong][0]) if wrong.any() else int(positions[stored][0])
+    return [Diagnostic("undefined_lanes", (
+        f"{buffer.name}: right here, wrong on a GPU. The masked-off lanes of a tl.load without other= are "
+        "undefined in Triton: NVIDIA's compiler leaves 0 in them, the grader put NaN there, and with 0 there"
+        f"{what}A maximum or a minimum taken over those lanes is the usual cause: tl.max and tl.maximum pass "
+        "over a NaN, not over a 0, which wins a row of negative numbers. Give the load the other= that leaves "
+        "the result unchanged (float('-inf') before a maximum, 0.0 before a sum), or mask with tl.where before "
+        "reducing."), case.name, _blamed(case, buffer.writers[first]))]
 
 
 def _mismatch_report(case, buffer, positions, got, expected, wrong, tolerance, settings):

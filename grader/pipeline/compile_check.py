@@ -443,6 +443,10 @@ PTXAS_ERROR = re.compile(r"ptxas[\w-]* (\S+\.ptx), line (\d+); error\s*:\s*(.+)"
 
 def describe(error, modules):
     """(message, module name, module line) of a compile error."""
+    # An error inside a @jit helper comes wrapped in one at the kernel's line that calls it, without a message:
+    # the helper's own says what and where.
+    while getattr(error, "error_message", "") is None and getattr(error.__cause__, "src", None) is not None:
+        error = error.__cause__
     text = str(error)
     refused = PTXAS_ERROR.search(text)
     if refused:

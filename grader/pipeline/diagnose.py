@@ -103,6 +103,8 @@ def replay_code(puzzle, case, diagnostics, kernel, params):
     grid = tuple(launch.grid[:launch.dims])
     chosen = f", programs=[{program_name(blamed[1], launch.dims)!r}]" if blamed else ""
     piece = f", launch={launch_index}" if len(case.launches) > 1 else ""
+    if diagnostics and diagnostics[0].kind == "undefined_lanes":  # as the run that went wrong filled them
+        chosen += ", zero_undefined=True"
     unpacked = ", ".join(names) + ("," if len(names) == 1 else "")
     return (f"{unpacked} = case({puzzle.id!r}, {case.name!r}{piece})\n"
             f"run({kernel}, {grid!r}, {', '.join(arguments)}{chosen})")

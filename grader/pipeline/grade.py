@@ -338,6 +338,8 @@ def run_case(puzzle, index, source, run, seed, settings):
         buffer.read_unwritten = tuple(run["read_unwritten"][name]) if name in run["read_unwritten"] else None
         buffer.refilled = run.get("refilled", {}).get(name, ())
         buffer.refill_failed = run.get("refill_failed", False)
+        buffer.zero_filled = run.get("zero_filled", {}).get(name)
+        buffer.zero_fill_failed = run.get("zero_fill_failed", False)
         buffer.crossed = run.get("crossed", {}).get(name)
         buffer.loads = int(run["loads"][name])
     error = run["error"]

@@ -113,10 +113,13 @@ class MemoryChecker:
 
     tags_pointers = True  # every pointer computed from an argument's carries its region (TAG)
 
-    def __init__(self, regions, launch_index, grid, dims):
+    def __init__(self, regions, launch_index, grid, dims, zero_undefined=False):
         self.regions = regions  # parameter name -> Region
         self.launch_index = launch_index
         self.grid, self.dims = grid, dims
+        # Masked-off lanes of a load without other= hold 0, as NVIDIA's compiler leaves them, instead of NaN.
+        self.zero_undefined = zero_undefined
+        self.undefined_loaded = False  # a load without other= had masked-off lanes
 
     def tag(self, param, handle):
         setattr(handle, TAG, self.regions[param])
@@ -232,7 +235,8 @@ class MemoryChecker:
         def checked_load(pointers, mask, other, *rest, **kwargs):
             self.check(pointers, mask, "load")
             if other is None and mask is not None:
-                other = _undefined(pointers)
+                other = _undefined(pointers, self.zero_undefined)
+                self.undefined_loaded = self.undefined_loaded or not np.asarray(mask.data).all()
             return load(pointers, mask, other, *rest, **kwargs)
 
         def checked_store(pointers, value, mask, *rest, **kwargs):
@@ -312,12 +316,13 @@ def _access_bytes(pointers):
     return max(1, getattr(pointers.get_element_ty(), "primitive_bitwidth", 64) // 8)
 
 
-def _undefined(pointers):
-    """What masked-off lanes of a load without `other=` hold. On a GPU they are undefined, the stock interpreter
-    gives 0: the grader gives NaN for floats, so a kernel that uses them fails here as it may on a GPU."""
+def _undefined(pointers, zero=False):
+    """What masked-off lanes of a load without `other=` hold. Triton leaves them undefined; NVIDIA's compiler and
+    the stock interpreter give 0. The grader gives NaN for floats, so that a kernel that computes with them fails
+    here; with `zero`, 0, as a GPU runs it (a maximum passes over NaN, not over 0)."""
     element = pointers.get_element_ty()
     dtype = interpreter._get_np_dtype(element)
-    fill = np.nan if np.issubdtype(dtype, np.floating) else 0
+    fill = np.nan if np.issubdtype(dtype, np.floating) and not zero else 0
     return interpreter.TensorHandle(np.full(pointers.data.shape, fill, dtype=dtype), element)
 
 

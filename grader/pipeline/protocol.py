@@ -278,6 +278,17 @@ def _run(run, order, case, modules, settings):
                     parent.dtype == case.buffers[name].parent.dtype and parent.device.type == "cpu",
                     f"{name} came back from a run again with the wrong shape, dtype or device")
         checked["refilled"][name] = tuple(parents)
+    checked["zero_fill_failed"] = run.get("zero_fill_failed", False)
+    _expect(isinstance(checked["zero_fill_failed"], bool), "a second run's failure is not a flag")
+    zero_filled = run.get("zero_filled", {})
+    _expect(isinstance(zero_filled, dict) and set(zero_filled) <= {n for n, b in case.buffers.items() if b.spec.role ==
+                                                                   "output"}, "a second run returned other tensors")
+    checked["zero_filled"] = {}
+    for name, parent in zero_filled.items():
+        _expect(isinstance(parent, torch.Tensor) and parent.shape == case.buffers[name].parent.shape and
+                parent.dtype == case.buffers[name].parent.dtype and parent.device.type == "cpu",
+                f"{name} came back from a run again with the wrong shape, dtype or device")
+        checked["zero_filled"][name] = parent
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     return checked
 

@@ -27,6 +27,7 @@ KINDS = {
     "order_dependent": "the result depends on the order the programs run in",
     "race": "two programs stored the same element",
     "read_before_write": "the kernel read an output before storing it (an output starts as garbage)",
+    "undefined_lanes": "the result depends on masked-off lanes loaded without other= (0 on a GPU, NaN here)",
     "excess_loads": "the kernel loads far more than it needs (e.g. tiles that are entirely masked)",
     "stride": "contiguous cases pass, non-contiguous ones fail",
     "compile": "the GPU compiler rejects the kernel",

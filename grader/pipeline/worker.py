@@ -137,6 +137,10 @@ def run_puzzle(job, directory, course=None):
                              for i in range(len(next(iter(refill.values()))))]
                     run["refilled"] = {name: [other["parents"][name] for other in again] for name in refill}
                     run["refill_failed"] = any(other["error"] is not None for other in again)
+                if run.pop("undefined_loaded") and run["error"] is None:  # right with NaN there: with 0 too?
+                    zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
+                    run["zero_filled"] = {name: zero["parents"][name] for name in case["refill"]}  # the outputs
+                    run["zero_fill_failed"] = zero["error"] is not None
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
         profiled = None
@@ -197,9 +201,10 @@ def _safe(key):
     return "".join(c if c.isalnum() else "_" for c in key)
 
 
-def _run(kernel, case, order, puzzle_params, modules, refill=None):
+def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False):
     """One run of a case: fresh copies of its tensors (the parents in `refill` in place of their own), the launches
-    in order, what memory looks like after."""
+    in order, what memory looks like after; `zero_undefined`: masked-off lanes loaded without other= hold 0, as on
+    a GPU, instead of NaN."""
     copies = _copy_case(case)
     for name, parent in (refill or {}).items():
         copies["buffers"][name]["parent"].copy_(parent)
@@ -211,16 +216,17 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None):
         index = torch.arange(parent.numel())
         positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
         buffers[name] = Buffer(TensorSpec(name, (), "input", False), parent, views, positions)
-    error, printed = None, ""
+    error, printed, undefined_loaded = None, "", False
     for launch_index, plan in enumerate(copies["launches"]):
         regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
                    for position, (name, index) in plan["regions"].items()}
         programs = [tuple(p) for p in plan[order]]
         try:
             arguments = bind_arguments(kernel, plan["args"])
-            output = launch(kernel, arguments, tuple(plan["grid"]), programs,
-                            MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"]), modules.files)
+            checker = MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"], zero_undefined)
+            output = launch(kernel, arguments, tuple(plan["grid"]), programs, checker, modules.files)
             printed += output.printed
+            undefined_loaded = undefined_loaded or checker.undefined_loaded
         except OutOfBounds as violation:
             error = {"kind": "out_of_bounds", "message": violation.message(), "tensor": violation.tensor,
                      "access": violation.access, "program": list(violation.program),
@@ -240,7 +246,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None):
             "crossed": {name: list(b.crossed) for name, b in buffers.items() if b.crossed is not None},
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
-            "loads": {name: int(b.loads) for name, b in buffers.items()}}
+            "loads": {name: int(b.loads) for name, b in buffers.items()}, "undefined_loaded": undefined_loaded}
 
 
 def _copy_case(case):
