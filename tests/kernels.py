@@ -154,3 +154,10 @@ def paired_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):  # two float32
 def padded_copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):  # dst holds a whole block: the padding shows
     offsets = tl.arange(0, BLOCK)
     tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=offsets < n))
+
+
+@triton.jit
+def float32_dot_kernel(a_ptr, c_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], tl.dot(a, a))

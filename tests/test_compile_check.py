@@ -33,6 +33,15 @@ def test_a_rejection_inside_a_helper_is_reported_at_the_helpers_line_with_its_me
     assert "Cannot access global variable SCALE" in diagnostic.message
 
 
+def test_a_float32_dot_compiles_as_the_gpu_stage_compiles_it_in_ieee_not_tf32():
+    """The puzzles' float32 tl.dot is IEEE (interpret.FLOAT32_DOT), which runs on the CUDA cores: compiled with
+    Triton's TF32 default, the estimate's registers and shared memory were another kernel's."""
+    import torch
+    from grader.pipeline.compile_check import lower_kernel
+    ttgir = str(lower_kernel(kernels.float32_dot_kernel, [torch.zeros(16, 16), torch.zeros(16, 16), 16], 90))
+    assert "dot_op<{opIdx = 0, parent = #blocked" in ttgir and "#mma" not in ttgir
+
+
 def test_what_the_ptx_assembler_refuses_is_reported_at_the_line_that_made_it(grade):
     """ptxas's own message names a line of PTX in a temporary file: the report gives the kernel's line instead.
     ptxas runs for the newest target, sm_90, the GPU stage's: sm_80's compile stops before the LLVM lowering."""

@@ -296,6 +296,46 @@ def test_arithmetic_on_the_values_is_counted_and_on_the_addresses_not(tmp_path):
     assert counters["arithmetic"] - plain["arithmetic"] == 2 * tiles * config["BLOCK_N"] * sizes["D"]
 
 
+def test_what_the_compiler_folds_is_not_counted_as_arithmetic(tmp_path):
+    """acc += tl.dot(a, b) is tl.dot(a, b, acc) to the compiler, and other=0.0 made float16 is one constant:
+    neither is arithmetic on the values."""
+    source = (ROOT / "solutions" / "matmul.py").read_text()
+    plain, _ = profiled(ROOT / "solutions" / "matmul.py", "matmul")
+    for old, new in [("acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)",
+                      "acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))"),
+                     ("acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)",
+                      "acc = tl.dot(tl.load(a_ptrs, mask=ks[None, :] < K, other=0.0), "
+                      "tl.load(b_ptrs, mask=ks[:, None] < K, other=0.0), acc)")]:
+        assert old in source
+        path = tmp_path / "matmul.py"
+        path.write_text(source.replace(old, new))
+        counters, _ = profiled(path, "matmul")
+        assert counters["arithmetic"] == plain["arithmetic"], new
+
+
+def test_programs_that_do_unequal_work_get_no_estimate(tmp_path):
+    """Where some programs work and others do not (a persistent kernel's first ones do every tile), the sampled
+    programs, scaled to the grid, store the output more or less than once: the estimate says why it has no answer
+    instead."""
+    source = (ROOT / "solutions" / "matmul.py").read_text()
+    old = "    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+    assert old in source
+    # The programs of an even number return at once: the sampled ones, 0, 528 and 1023, store one tile in three.
+    path = tmp_path / "matmul.py"
+    path.write_text(source.replace("    tiles_m, tiles_n = tl.num_programs(0), tl.num_programs(1)\n",
+                                   "    tiles_m, tiles_n = tl.num_programs(0), tl.num_programs(1)\n"
+                                   "    if (tl.program_id(0) * tiles_n + tl.program_id(1)) % 2 == 0:\n"
+                                   "        return\n"))
+    _, performance = profiled(path, "matmul")
+    assert performance.error and "do unequal work" in performance.error and "store 0.33 times c" in performance.error
+
+
+def test_the_summary_says_which_configuration_it_estimated():
+    from grader.pipeline.performance import summary
+    _, performance = profiled(ROOT / "solutions" / "matmul.py", "matmul")
+    assert "(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, 8 warps, 3 stages): about" in summary(performance.to_dict())[0]
+
+
 def test_the_exponentials_and_the_other_arithmetic_share_the_time_between_the_dots():
     counters, performance = profiled(ROOT / "solutions" / "attention.py", "attention")
     spec = GPUS["H100"]

@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from .interpret import KernelCrashed, bind_arguments, constexpr_params, python_function
+from .interpret import FLOAT32_DOT, KernelCrashed, bind_arguments, constexpr_params, python_function
 
 POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
                  "int32": "*i32", "int64": "*i64"}
@@ -144,13 +144,26 @@ def key_the_compile_cache_by_version():
     cache.triton_key = lambda: f"triton-{triton.__version__}"
 
 
+@contextlib.contextmanager
+def _as_the_gpu_stage_compiles():
+    """A float32 tl.dot without input_precision= made as the GPU stage makes it (interpret.FLOAT32_DOT), not as
+    Triton's TF32 default: its registers and shared memory differ."""
+    from triton import knobs
+    saved, knobs.language.fp32_default = knobs.language.fp32_default, FLOAT32_DOT
+    try:
+        yield
+    finally:
+        knobs.language.fp32_default = saved
+
+
 def compile_kernel(kernel, args, target, options=None, aligned=lambda param: True):
     """(triton.compile of `kernel` as launched with `args` (in parameter order) for sm_`target`, its constants)."""
     import triton
     from triton.backends.compiler import GPUTarget
 
     source, constexprs = _ast_source(kernel, args, aligned)
-    return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
+    with _as_the_gpu_stage_compiles():
+        return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
 
 
 def compile_resources(kernel, args, target, config):
@@ -268,8 +281,9 @@ def _front(kernel, args, target):
     context = ir.context()
     ir.load_dialects(context)
     backend.load_dialects(context)
-    module = source.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
-                            context)
+    with _as_the_gpu_stage_compiles():
+        module = source.make_ir(target, options, backend.get_codegen_implementation(options),
+                                backend.get_module_map(), context)
     return module, source, backend, options
 
 

@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
+from .configs import NUM_WARPS
 from .traffic import VECTOR_BYTES, launch_config
 
 
@@ -113,6 +114,9 @@ class Performance:
         return {**asdict(self), "fraction": self.fraction}
 
 
+UNEVEN_STORES = 0.1  # how far from once the sampled programs may store each output element, scaled to the grid
+
+
 def known_gpu(name):
     """`name` if the estimate knows that GPU (a key of GPUS); raises ValueError naming the ones it knows."""
     if name not in GPUS:
@@ -142,6 +146,16 @@ def estimate(puzzle, params, profile, gpu, chosen=None):
     if "error" in resources:
         return unavailable(puzzle, gpu, f"the GPU compiler rejects the benchmark's launch: {resources['error']}")
     counts = _counts(puzzle, tensors, profile, scale, sizes)
+    for tensor in counts["tensors"]:
+        # A passing kernel stores each element of an output once: the sampled programs' stores, scaled to the grid,
+        # come to its size unless the programs do unequal work.
+        stored = tensor["written_distinct"] / tensor["bytes"] if tensor["bytes"] else 1.0
+        if tensor["role"] == "output" and abs(stored - 1) > UNEVEN_STORES:
+            return unavailable(puzzle, gpu, (
+                f"the programs sampled ({', '.join(map(str, map(tuple, profile['programs'])))} of {programs}) "
+                f"store {stored:.2f} times {tensor['name']} between them, scaled to the grid: its programs do "
+                "unequal work (a persistent kernel, say), which a few of them cannot stand for. `triton-course "
+                "bench` measures it on a GPU."))
     occupancy = _occupancy(spec, resources, config)
     if not occupancy["programs_per_sm"]:
         return unavailable(puzzle, gpu, f"one program needs more {occupancy['limited_by']} than an SM of the "
@@ -401,14 +415,20 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
                 f"({places(tensor['lines'])}): after the first, each read comes from "
                 "the L2 at best. Read it once and keep it in registers.")))
         elif tensor["role"] != "output" and counts["dots"] and tensor["shared_by"] >= 8 and \
-                max(ceilings, key=ceilings.get) == "requests":
-            found.append((overlapped["requests"] - max(v for k, v in overlapped.items() if k != "requests"), (
+                max(ceilings, key=ceilings.get) == "requests" and not occupancy["spills"]:
+            # Tiles twice as large along the other operand's side load this one half as often: its own requests
+            # halve (the spills' and the other tensors' stay).
+            halved = [dict(a, l2_bytes=a["l2_bytes"] / 2) if a["tensor"] == tensor["name"] else a
+                      for a in counts["accesses"]]
+            found.append((saving(counts={"accesses": halved}), (
                 f"each element of {tensor['name']} is loaded by {tensor['shared_by']:.0f} programs, once per tile "
-                "that needs it: larger tiles load it fewer times (and a grouped program order keeps it in the L2).")))
+                "that needs it: larger tiles load it fewer times (and a grouped program order, where the kernel has "
+                "none, keeps it in the L2).")))
     if occupancy["spills"]:
+        more_warps = " or more warps" if occupancy["num_warps"] < max(NUM_WARPS) else ""
         found.append((saving(occupancy={**occupancy, "spills": 0}), (
             f"ptxas spills {occupancy['spills']} bytes per thread to local memory: the blocks are too large for "
-            f"the registers of {occupancy['num_warps']} warps. Use smaller blocks or more warps.")))
+            f"the registers of {occupancy['num_warps']} warps. Use smaller blocks{more_warps}.")))
     for dot in counts["dots"]:
         if not all(o.startswith(FLOAT16_TYPES) for o in (dot["a"], dot["b"])) and "TF32" not in dot["precision"]:
             fast = [dict(d, a="fp16", b="fp16") if d is dot else d for d in counts["dots"]]
@@ -506,7 +526,12 @@ def summary(performance):
     if performance["error"]:
         return [f"performance: {performance['error']}"]
     sizes = ", ".join(f"{k}={v}" for k, v in performance["sizes"].items())
-    lines = [f"on an {performance['gpu']} at {sizes}: about {_duration(performance['predicted_s'])}, "
+    config = performance.get("config") or {}
+    launched = ", ".join([*(f"{k}={v}" for k, v in config.get("kwargs", {}).items()),
+                          *([f"{config['num_warps']} warps"] if "num_warps" in config else []),
+                          *([f"{config['num_stages']} stages"] if "num_stages" in config else [])])
+    lines = [f"on an {performance['gpu']} at {sizes}{f' ({launched})' if launched else ''}: about "
+             f"{_duration(performance['predicted_s'])}, "
              f"{performance['fraction']:.0%} of the roofline ({_duration(performance['roofline_s'])}), bound by "
              f"{BOUND_WORDS[performance['bound']]}"]
     return lines + [f"  - {advice}" for advice in performance["advice"]]
