@@ -258,6 +258,20 @@ def test_a_kernel_not_found_names_the_files_that_could_not_be_read(tmp_path, cou
     assert "kern.py is not readable Python text" in to_text(report)
 
 
+def test_a_cell_of_thousands_of_shell_escapes_is_refused_before_ipython_rereads_it(tmp_path, course):
+    """IPython's transformers read a cell again for each `x = !ls`: 8 kB of them kept the grader busy for a minute.
+    The cell is refused at once; the kernel in the next one is read."""
+    import time
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["a = !ls\n" * 1000, SOLUTION])
+    started = time.monotonic()
+    loaded = load_submission(notebook, course, ["vector_add"])["vector_add"]
+    assert time.monotonic() - started < 5
+    assert loaded.status == "found"
+    file = read_file(notebook, DEFAULT)
+    assert "1000 lines of shell commands, magics or help" in file.sources[0].problem
+    assert file.sources[1].tree is not None
+
+
 def test_an_unknown_puzzle_is_unusable(grade):
     with pytest.raises(SubmissionError, match="no puzzle 'nope'"):
         grade(ROOT / "solutions", puzzle="nope")

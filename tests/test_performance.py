@@ -330,6 +330,21 @@ def test_programs_that_do_unequal_work_get_no_estimate(tmp_path):
     assert performance.error and "do unequal work" in performance.error and "store 0.33 times c" in performance.error
 
 
+def test_an_estimate_faster_than_the_roofline_is_refused(tmp_path):
+    """A kernel that tells the benchmark's size from the cases' and skips its loads there stores every element
+    (no unequal work) in a third of the least time any vector add takes: no estimate, and why."""
+    source = (ROOT / "solutions" / "vector_add.py").read_text()
+    old = ("    x = tl.load(x_ptr + offsets, mask=mask)\n    y = tl.load(y_ptr + offsets, mask=mask)\n"
+           "    tl.store(out_ptr + offsets, x + y, mask=mask)\n")
+    assert old in source
+    path = tmp_path / "vector_add.py"
+    path.write_text(source.replace(old, "    if n_elements > 1000000:\n"
+                                        "        tl.store(out_ptr + offsets, offsets.to(out_ptr.dtype.element_ty), mask=mask)\n"
+                                        "    else:\n" + "".join("    " + line + "\n" for line in old.splitlines())))
+    _, performance = profiled(path, "vector_add")
+    assert performance.error and "times faster than any kernel can be" in performance.error
+
+
 def test_the_summary_says_which_configuration_it_estimated():
     from grader.pipeline.performance import summary
     _, performance = profiled(ROOT / "solutions" / "matmul.py", "matmul")

@@ -114,6 +114,7 @@ class Performance:
         return {**asdict(self), "fraction": self.fraction}
 
 
+ABOVE_THE_ROOFLINE = 1.1  # how far past the roofline the model's own approximations may put an honest kernel
 UNEVEN_STORES = 0.1  # how far from once the sampled programs may store each output element, scaled to the grid
 
 
@@ -163,6 +164,11 @@ def estimate(puzzle, params, profile, gpu, chosen=None):
     ceilings = _ceilings(spec, counts, occupancy, programs, resources, config)
     predicted = max(ceilings.values()) + LAUNCH_S
     roofline = _roofline(spec, puzzle, sizes, counts)
+    if predicted * ABOVE_THE_ROOFLINE < roofline:
+        return unavailable(puzzle, gpu, (
+            f"the programs sampled would make it {roofline / predicted:.1f} times faster than any kernel can be "
+            f"({_duration(roofline)} at least): they did less than their share of the work at the benchmark size. "
+            "`triton-course bench` measures it on a GPU."))
     performance = Performance(spec.name, sizes, config, programs, predicted, roofline, max(ceilings, key=ceilings.get),
                               ceilings, occupancy, counts["tensors"], counts["accesses"], counts["dots"])
     performance.reductions = [{**r, "warps": warps_spanned(r, occupancy["num_warps"], counts)}

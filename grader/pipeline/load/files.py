@@ -10,6 +10,7 @@ import ast
 import importlib.util
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,10 @@ SUFFIXES = (".py", ".ipynb")
 # Cell magics whose body runs as ordinary Python in the user's namespace: its definitions count.
 PYTHON_CELL_MAGICS = ("time", "capture")
 MAGIC_NESTING = 4
+# IPython's token transforms (`x = !ls`, `%time f()`, `len?`) read the whole cell again for each such line: a cell
+# of thousands of them kept the grader's own process busy for minutes. This many characters read again at most.
+ESCAPED_LINE = re.compile(r"^\s*[!%?]|=\s*[!%]|\?\s*$", re.M)
+TRANSFORM_BUDGET = 400_000
 
 
 @dataclass
@@ -248,6 +253,12 @@ def parse_source(text, label, settings, notebook=False, line_offset=0, nesting=0
     if len(text) > settings.code_chars:
         return Source(label, problem=f"{label}: more than {settings.code_chars} characters of code; not read")
     if notebook:
+        escaped = len(ESCAPED_LINE.findall(text))
+        if escaped > 1 and (escaped + 1) * len(text) > TRANSFORM_BUDGET:
+            return Source(label, problem=(
+                f"{label}: {escaped} lines of shell commands, magics or help (!, %, ?) in {len(text)} characters, "
+                "which IPython reads again one by one: more than the grader reads. Move the kernel to a cell of "
+                "its own"))
         try:
             text = _ipython_transformer().transform_cell(text)
         except Exception as error:  # IPython's transformers are not meant for hostile input: the cell is lost
