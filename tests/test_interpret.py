@@ -317,3 +317,17 @@ def test_a_device_assert_checks_as_on_a_gpu(tmp_path, grade, decorator, conditio
     assert result.status == "fail" and diagnostic.kind == "kernel_error", diagnostic.message
     assert "program 3 raised at vector_add.py line 10: tl.device_assert(offsets < n_elements" in diagnostic.message
     assert "AssertionError: an offset past the end" in diagnostic.message
+
+
+def test_inline_ptx_is_told_to_be_beyond_the_interpreter(tmp_path, grade):
+    """tl.inline_asm_elementwise runs on a GPU, not in the interpreter: the report says it is the grader's limit
+    and what to write instead, not only the interpreter's NotImplementedError."""
+    source = (ROOT / "solutions" / "vector_add.py").read_text()
+    old = "tl.store(out_ptr + offsets, x + y, mask=mask)"
+    assert old in source
+    path = tmp_path / "vector_add.py"
+    path.write_text(source.replace(old, "tl.store(out_ptr + offsets, tl.inline_asm_elementwise('add.f32 $0, $1, "
+                                        "$2;', '=r,r,r', [x, y], dtype=tl.float32, is_pure=True, pack=1), mask=mask)"))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "fail"
+    assert "cannot run PTX: tl.inline_asm_elementwise cannot be checked here" in result.diagnostics[0].message

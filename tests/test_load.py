@@ -518,3 +518,16 @@ def test_a_kernel_named_through_its_modules_attribute_is_found(tmp_path, grade, 
     assert grade(tmp_path).puzzle("vector_add").status == "pass"
     assert grade_submission(course, notebook, ["vector_add"], modules_from=tmp_path).puzzle(
         "vector_add").status == "pass"
+
+
+def test_a_kernel_a_notebook_runs_from_its_folder_with_run_magic_is_found(tmp_path, course):
+    """`%run my_kernels.py` (or `from my_kernels import *`): the check cell passed the kernel the file defines, the
+    command line said it was missing."""
+    (tmp_path / "my_kernels.py").write_text(SOLUTION)
+    for cell in ("%run my_kernels.py", "from my_kernels import *"):
+        notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [cell, "check('vector_add', add_kernel)"])
+        loaded = load_submission(notebook, course, ["vector_add"], modules_from=tmp_path)["vector_add"]
+        assert loaded.status == "found", cell
+    # A file that is not the submission's runs nothing the grader can see: still missing, as before.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["%run ../elsewhere.py", "check('vector_add', add_kernel)"])
+    assert load_submission(notebook, course, ["vector_add"], modules_from=tmp_path)["vector_add"].status == "missing"

@@ -33,6 +33,10 @@ HINTS = (
                                       "kernel as a plain constant, without a tensor's methods such as .to(): "
                                       "convert it with tl.cast(value, tl.int64), or list the parameter in "
                                       "@triton.jit(do_not_specialize=[...])."),
+    ("inline_asm not supported in interpreter mode", "The grader runs kernels in Triton's interpreter on the CPU, "
+                                                     "which cannot run PTX: tl.inline_asm_elementwise cannot be "
+                                                     "checked here. Write the operation with triton.language "
+                                                     "(tl.exp2, tl.math, tl.extra.cuda.libdevice)."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )

@@ -16,6 +16,7 @@ line of the result remembers where the student wrote it, for reports.
 import ast
 import copy
 import io
+import re
 import tokenize
 from dataclasses import dataclass, field
 
@@ -97,6 +98,9 @@ class ModuleDefinitions:
         self._bind(Binding("host", name, self, statement, order, reason=reason))
 
     def _statement(self, statement, order):
+        run = _run_magic_of_sibling(statement, self.siblings)
+        if run is not None:  # %run helpers.py: its definitions join the notebook's, as `from helpers import *`
+            statement = ast.copy_location(ast.ImportFrom(module=run, names=[ast.alias(name="*")], level=0), statement)
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             for binding in self._imports(statement, order):
                 self._bind(binding)
@@ -139,7 +143,10 @@ class ModuleDefinitions:
         module_name = statement.module or ""
         if statement.level in (0, 1) and module_name in self.siblings:
             sibling = self._sibling_module(module_name, module_name, None, order)
-            for alias in statement.names:
+            names = statement.names
+            if [alias.name for alias in names] == ["*"] and sibling.kind == "sibling":
+                names = [ast.alias(name=defined) for defined in sibling.obj.names if not defined.startswith("_")]
+            for alias in names:
                 name = alias.asname or alias.name
                 narrowed = ast.copy_location(ast.ImportFrom(module=module_name, names=[alias], level=0), statement)
                 target = sibling.obj.get(alias.name) if sibling.kind == "sibling" else None
@@ -309,6 +316,19 @@ class ModuleDefinitions:
                 jit.update(configs=configs, configs_depends=checker.used,
                            config_problems=[f"{p.code}: {p.message}" for p in checker.problems])
         self._bind(Binding("jit", statement.name, self, statement, order, jit=jit, **common))
+
+
+def _run_magic_of_sibling(statement, siblings):
+    """The module `%run helpers.py` runs (IPython's `get_ipython().run_line_magic('run', 'helpers.py')`), where
+    helpers.py is a file of the submission, or None."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
+            call.func.attr == "run_line_magic" and len(call.args) == 2 and
+            all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args) and
+            call.args[0].value == "run"):
+        return None
+    file = re.fullmatch(r"\s*(\w+)\.py\s*", call.args[1].value)
+    return file.group(1) if file and file.group(1) in siblings else None
 
 
 def _only_imports(statements):
