@@ -132,13 +132,30 @@ def test_a_loops_loads_wait_together_once_an_iteration_and_loops_one_after_anoth
     counters, _ = profiled(ROOT / "tests" / "alternatives" / "layer_norm" / "jit_helpers_row_statistics.py",
                            "layer_norm")
     assert counters["rounds"] == 2 * 3 * chunks
-    # tl.static_range unrolls its loop: each pass's loads of every chunk go out together.
+    # tl.static_range unrolls its loop: each pass's loads of every chunk go out together. The second pass loads the
+    # first's addresses again with the same hints: in the compiled kernel they are the first's, kept in registers.
     counters, _ = profiled(ROOT / "tests" / "alternatives" / "layer_norm" / "constexpr_row_length_static_range.py",
                            "layer_norm")
-    assert counters["rounds"] == 2 * 3
+    assert counters["rounds"] == 2 * 2
     # Unless a reduction comes between them: a barrier each iteration's loads wait for.
     counters, _ = profiled(ROOT / "tests" / "alternatives" / "softmax" / "chunked_static_range.py", "softmax")
     assert counters["rounds"] == 2 * (8 + 1)  # 8 chunks, each after the last one's max and sum; then 8 at once
+
+
+def test_a_load_the_compiler_removes_moves_nothing(tmp_path):
+    """x loaded again on another line, the same addresses with nothing stored between: the compiled kernel loads
+    it once (the TritonGPU IR has one load of it), and so does the profile: no advice to read it once."""
+    source = (ROOT / "solutions" / "vector_add.py").read_text()
+    old = "    y = tl.load(y_ptr + offsets, mask=mask)\n"
+    assert old in source
+    path = tmp_path / "vector_add.py"
+    path.write_text(source.replace(old, old + "    x = tl.load(x_ptr + offsets, mask=mask) * 1.0\n"))
+    counters, performance = profiled(path, "vector_add")
+    plain, solution = profiled(ROOT / "solutions" / "vector_add.py", "vector_add")
+    def read(profile):
+        return sum(site["bytes"] for site in profile["sites"] if site["tensor"] == "x" and site["access"] == "load")
+    assert read(counters) == read(plain)
+    assert performance.predicted_s == pytest.approx(solution.predicted_s, rel=0.02) and not performance.advice
 
 
 def test_a_row_read_three_times_is_counted_and_named_with_its_lines():
@@ -179,8 +196,10 @@ def test_the_lanes_of_each_load_and_store_are_read_from_the_tritongpu_ir():
         #loc6 = loc("out"(#loc7))
         #loc7 = loc(fused[#loc1, #loc2])
         """)
-    # The 1-D load has one axis anyway; the tile whose lanes spread over two axes is left to the addresses.
-    assert lane_axes(ttgir) == [["/k/kernel_1.py", 3, "load", 0], ["/k/kernel_0.py", 12, "store", 0]]
+    # The 1-D load has one axis anyway; the tile whose lanes spread over two axes is left to the addresses. Every
+    # access is listed, with the axis where its lanes lie along one.
+    assert lane_axes(ttgir) == [["/k/kernel_0.py", 12, "load", None], ["/k/kernel_0.py", 12, "load", None],
+                                ["/k/kernel_1.py", 3, "load", 0], ["/k/kernel_0.py", 12, "store", 0]]
     aliased = ttgir.replace("#blocked2> loc(#loc4)", "#blocked> loc(#loc4)")
     assert ["/k/kernel_0.py", 12, "load", 0] in lane_axes(aliased)
 

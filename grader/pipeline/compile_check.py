@@ -214,11 +214,17 @@ MEMORY_OP = re.compile(r"\b(tt\.load|tt\.store|ttg\.async_copy_global_to_local) 
                        r"#(blocked\d*)>.*\bloc\(#(loc\d*)\)\s*$")
 
 
+# Every operation of a TritonGPU module that moves global memory, by its name: (the name, its location).
+GLOBAL_ACCESS = re.compile(r"\b(tt\.load|tt\.store|tt\.descriptor_(?:load|store|gather|scatter)|"
+                           r"ttg\.async_copy_global_to_local|ttng\.async_tma_\w+)\b.*\bloc\(#(loc\d*)\)\s*$")
+
+
 def lane_axes(ttgir):
-    """[[file, line, "load" or "store", axis]]: for every load and store of multi-dimensional blocks in a
-    TritonGPU module (its text), the axis along which the compiler lays a warp's 32 lanes, where all of them lie
-    along one axis. The compiler decides it from what it can prove of the addresses (a stride it does not know
-    hides their contiguity), which the addresses the interpreter sees do not tell."""
+    """[[file, line, "load" or "store", axis]] for every load and store of global memory in a TritonGPU module (its
+    text): where the lanes of a multi-dimensional block's access all lie along one axis, the axis along which the
+    compiler lays a warp's 32 lanes, else None. The compiler decides it from what it can prove of the addresses (a
+    stride it does not know hides their contiguity), which the addresses the interpreter sees do not tell. A load
+    the interpreter runs that is not here, the compiler removed (a second load of the same addresses)."""
     axes = {}
     for name, threads, order in BLOCKED_LAYOUT.findall(ttgir):
         threads, order = [int(t) for t in threads.split(",")], [int(o) for o in order.split(",")]
@@ -227,11 +233,13 @@ def lane_axes(ttgir):
     locations = dict(re.findall(r"^#(loc\d*) = (loc\(.*\))\s*$", ttgir, re.M))
     found = []
     for line in ttgir.splitlines():
-        op = MEMORY_OP.search(line)
-        if op and op.group(2) in axes:
-            place = _source_place(op.group(3), locations)
-            if place:
-                found.append([*place, "store" if op.group(1) == "tt.store" else "load", axes[op.group(2)]])
+        access = GLOBAL_ACCESS.search(line)
+        place = access and _source_place(access.group(2), locations)
+        if place:
+            op = MEMORY_OP.search(line)
+            stores = any(word in access.group(1) for word in ("store", "scatter", "local_to_global"))
+            found.append([*place, "store" if stores else "load",
+                          axes.get(op.group(2)) if op else None])
     return found
 
 

@@ -96,7 +96,9 @@ class TrafficRecorder(MemoryChecker):
         self.seconds, self.deadline = seconds, time.monotonic() + seconds
         self.files = dict(files)  # the kernel's files -> the name of the module each holds
         # (file, line, access) -> the axis the compiled kernel lays a warp's lanes along (compile_check.lane_axes)
-        self.lane_axes = {(file, line, access): axis for file, line, access, axis in lanes}
+        self.lane_axes = {(file, line, access): axis for file, line, access, axis in lanes if axis is not None}
+        # (file, line) of every load the compiled kernel has, or None where the compile did not say
+        self.compiled_loads = {(file, line) for file, line, access, _ in lanes if access == "load"} or None
         self.sites = {}  # (module, line, access, tensor) -> counters
         self.dots = {}  # (module, line, m, n, k, a dtype, b dtype, precision) -> executions
         self.touched = {}  # (tensor, access) -> Footprint of the current program
@@ -132,6 +134,8 @@ class TrafficRecorder(MemoryChecker):
                                "at the benchmark size")
         places = self._places()
         file, line = places[0] if places else (None, None)
+        if access == "load" and self.compiled_loads is not None and (file, line) not in self.compiled_loads:
+            return  # the compiler removed it: the same addresses loaded before, or a value never used
         site = self.sites.setdefault((self.files.get(file), line, access, region.name),
                                      {"executions": 0, "lanes": 0, "bytes": 0, "sectors": 0, "ideal_sectors": 0,
                                       "requests": 0})
