@@ -270,6 +270,11 @@ def test_a_cell_of_thousands_of_shell_escapes_is_refused_before_ipython_rereads_
     file = read_file(notebook, DEFAULT)
     assert "1000 lines of shell commands, magics or help" in file.sources[0].problem
     assert file.sources[1].tree is not None
+    # What only looks like them is read: questions in comments, %-formatting, f-strings' `=!r`.
+    notes = "".join(f"# why does block {i} need a mask?\nprint('n=%d block=%d' % ({i}, {i}), f'{{n=!r}}')\n"
+                    for i in range(200))
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [notes + SOLUTION])
+    assert load_submission(notebook, course, ["vector_add"])["vector_add"].status == "found"
 
 
 def test_an_unknown_puzzle_is_unusable(grade):
@@ -524,10 +529,17 @@ def test_a_kernel_a_notebook_runs_from_its_folder_with_run_magic_is_found(tmp_pa
     """`%run my_kernels.py` (or `from my_kernels import *`): the check cell passed the kernel the file defines, the
     command line said it was missing."""
     (tmp_path / "my_kernels.py").write_text(SOLUTION)
-    for cell in ("%run my_kernels.py", "from my_kernels import *"):
+    for cell in ("%run my_kernels.py", "from my_kernels import *", "%run ./my_kernels.py", '%run "my_kernels.py"',
+                 "%run -i my_kernels.py"):
         notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [cell, "check('vector_add', add_kernel)"])
         loaded = load_submission(notebook, course, ["vector_add"], modules_from=tmp_path)["vector_add"]
         assert loaded.status == "found", cell
+    # The folder's own file and the notebook that runs it or imports from it define one kernel, not two.
+    for cell in ("%run my_kernels.py", "from my_kernels import *", "from my_kernels import add_kernel"):
+        write_notebook(tmp_path / "puzzle.ipynb", [cell, "check('vector_add', add_kernel)"])
+        loaded = load_submission(tmp_path, course, ["vector_add"])["vector_add"]
+        assert loaded.status == "found", (cell, loaded.diagnostics)
+    (tmp_path / "puzzle.ipynb").unlink()
     # A file that is not the submission's runs nothing the grader can see: still missing, as before.
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["%run ../elsewhere.py", "check('vector_add', add_kernel)"])
     assert load_submission(notebook, course, ["vector_add"], modules_from=tmp_path)["vector_add"].status == "missing"

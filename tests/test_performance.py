@@ -315,23 +315,6 @@ def test_arithmetic_on_the_values_is_counted_and_on_the_addresses_not(tmp_path):
     assert counters["arithmetic"] - plain["arithmetic"] == 2 * tiles * config["BLOCK_N"] * sizes["D"]
 
 
-def test_what_the_compiler_folds_is_not_counted_as_arithmetic(tmp_path):
-    """acc += tl.dot(a, b) is tl.dot(a, b, acc) to the compiler, and other=0.0 made float16 is one constant:
-    neither is arithmetic on the values."""
-    source = (ROOT / "solutions" / "matmul.py").read_text()
-    plain, _ = profiled(ROOT / "solutions" / "matmul.py", "matmul")
-    for old, new in [("acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)",
-                      "acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))"),
-                     ("acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)",
-                      "acc = tl.dot(tl.load(a_ptrs, mask=ks[None, :] < K, other=0.0), "
-                      "tl.load(b_ptrs, mask=ks[:, None] < K, other=0.0), acc)")]:
-        assert old in source
-        path = tmp_path / "matmul.py"
-        path.write_text(source.replace(old, new))
-        counters, _ = profiled(path, "matmul")
-        assert counters["arithmetic"] == plain["arithmetic"], new
-
-
 def test_programs_that_do_unequal_work_get_no_estimate(tmp_path):
     """Where some programs work and others do not (a persistent kernel's first ones do every tile), the sampled
     programs, scaled to the grid, store the output more or less than once: the estimate says why it has no answer
@@ -362,6 +345,28 @@ def test_an_estimate_faster_than_the_roofline_is_refused(tmp_path):
                                         "    else:\n" + "".join("    " + line + "\n" for line in old.splitlines())))
     _, performance = profiled(path, "vector_add")
     assert performance.error and "times faster than any kernel can be" in performance.error
+
+
+def test_an_output_zeroed_then_added_into_with_atomics_is_stored_once(tmp_path):
+    """A row sum that zeroes its output with tl.store and adds each block's partial sum with tl.atomic_add: the
+    sampled programs write each element once between the store and the atomics (not twice: no unequal work)."""
+    path = tmp_path / "row_sum.py"
+    path.write_text(textwrap.dedent('''\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def row_sum_kernel(x_ptr, out_ptr, N, stride_m, stride_n, BLOCK_N: tl.constexpr):
+            row = tl.program_id(0)
+            tl.store(out_ptr + row, 0.0)
+            for start in range(0, N, BLOCK_N):
+                cols = start + tl.arange(0, BLOCK_N)
+                x = tl.load(x_ptr + row * stride_m + cols * stride_n, mask=cols < N, other=0.0)
+                tl.atomic_add(out_ptr + row, tl.sum(x.to(tl.float32), axis=0))
+        '''))
+    _, performance = profiled(path, "row_sum")
+    assert not performance.error and performance.predicted_s > 0
 
 
 def test_the_summary_says_which_configuration_it_estimated():

@@ -236,7 +236,9 @@ class MemoryChecker:
             self.check(pointers, mask, "load")
             if other is None and mask is not None:
                 other = _undefined(pointers, self.zero_undefined)
-                self.undefined_loaded = self.undefined_loaded or not np.asarray(mask.data).all()
+                # Only floats differ between the two fills (NaN, 0); integers are 0 in both.
+                self.undefined_loaded = self.undefined_loaded or (np.issubdtype(other.data.dtype, np.floating) and
+                                                                  not np.asarray(mask.data).all())
             return load(pointers, mask, other, *rest, **kwargs)
 
         def checked_store(pointers, value, mask, *rest, **kwargs):

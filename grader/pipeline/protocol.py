@@ -56,7 +56,8 @@ def case_payload(puzzle, case, order=None):
                          "shuffled": case.program_order(plan, "shuffled")})
     return {"buffers": buffers, "launches": launches, "order": order or case.spec.order,
             "refill": {name: other_garbage(b, case.seed) for name, b in case.buffers.items()
-                       if b.spec.role == "output"}}
+                       if b.spec.role == "output"},
+            "written": [name for name, b in case.buffers.items() if b.spec.written]}
 
 
 def read_result(path, settings):
@@ -281,8 +282,8 @@ def _run(run, order, case, modules, settings):
     checked["zero_fill_failed"] = run.get("zero_fill_failed", False)
     _expect(isinstance(checked["zero_fill_failed"], bool), "a second run's failure is not a flag")
     zero_filled = run.get("zero_filled", {})
-    _expect(isinstance(zero_filled, dict) and set(zero_filled) <= {n for n, b in case.buffers.items() if b.spec.role ==
-                                                                   "output"}, "a second run returned other tensors")
+    _expect(isinstance(zero_filled, dict) and set(zero_filled) <= {n for n, b in case.buffers.items()
+                                                                   if b.spec.written}, "a second run returned other tensors")
     checked["zero_filled"] = {}
     for name, parent in zero_filled.items():
         _expect(isinstance(parent, torch.Tensor) and parent.shape == case.buffers[name].parent.shape and

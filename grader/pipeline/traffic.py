@@ -53,12 +53,6 @@ ARITHMETIC = ("create_fadd", "create_fsub", "create_fmul", "create_fdiv", "creat
               "create_fcmpULE", "create_fcmpUGE", "create_fcmpUEQ", "create_fcmpUNE")
 
 
-# Marks on the interpreter's values: a block of one value splatted (tl.full, a scalar broadcast), and a tl.dot's
-# product.
-UNIFORM = "_traffic_uniform"
-DOT_PRODUCT = "_traffic_dot_product"
-
-
 class ProfileError(Exception):
     """The kernel could not be profiled at the benchmark size (it reached outside its tensors there)."""
 
@@ -151,9 +145,11 @@ class TrafficRecorder(MemoryChecker):
         site["sectors"] += sectors
         site["ideal_sectors"] += ideal
         site["requests"] += requests
-        footprint = self.touched.get((region.name, access))
+        # An element stored, then updated with atomics (an output zeroed, then added into) is written once.
+        kept = "load" if access == "load" else "store"
+        footprint = self.touched.get((region.name, kept))
         if footprint is None:
-            footprint = self.touched[(region.name, access)] = Footprint(region)
+            footprint = self.touched[(region.name, kept)] = Footprint(region)
         distances = footprint.add(addresses[active], self.moved)
         if access == "load" and distances.size:
             for power, count in enumerate(np.bincount(np.log2(distances).astype(np.int64))):
@@ -235,17 +231,7 @@ class TrafficRecorder(MemoryChecker):
             (m, k), n = np.asarray(a.data).shape[-2:], np.asarray(b.data).shape[-1]
             key = (*self._place(), int(m), int(n), int(k), str(a.dtype), str(b.dtype), str(input_precision))
             self.dots[key] = self.dots.get(key, 0) + 1
-            # Only the addresses matter here: the product's values are never looked at.
-            product = interpreter.TensorHandle(d.data, d.dtype)
-            setattr(product, DOT_PRODUCT, True)
-            return product
-
-        def splat(create):
-            def uniform(*args):
-                result = create(*args)
-                setattr(result, UNIFORM, True)
-                return result
-            return uniform
+            return d  # only the addresses matter here: the product's values are never looked at
 
         def counted(create):
             def special(arg):
@@ -256,14 +242,7 @@ class TrafficRecorder(MemoryChecker):
         def arithmetic(name, create):
             def operation(*args):
                 result = create(*args)
-                handles = [arg for arg in args if isinstance(arg, interpreter.TensorHandle)]
-                if handles and all(getattr(arg, UNIFORM, False) for arg in handles):
-                    # On a splatted value only (other=0.0 made float16, a constant's arithmetic): the compiler does
-                    # it once, or folds it.
-                    setattr(result, UNIFORM, True)
-                elif name == "create_fadd" and any(getattr(arg, DOT_PRODUCT, False) for arg in handles):
-                    pass  # acc += tl.dot(a, b): the compiler adds into the dot's accumulator, as tl.dot(a, b, acc)
-                elif not self.reducing and (name != "create_select" or result.dtype.is_floating()):
+                if not self.reducing and (name != "create_select" or result.dtype.is_floating()):
                     self.arithmetic += np.asarray(result.data).size
                 return result
             return operation
@@ -285,10 +264,8 @@ class TrafficRecorder(MemoryChecker):
                 self.reducing = False
 
         arithmetic_names = [name for name in ARITHMETIC if hasattr(builder, name)]  # some versions lack a few
-        saved = {name: builder.__dict__.get(name) for name in ("create_dot", "create_splat", *SPECIAL,
-                                                                   *arithmetic_names)}
+        saved = {name: builder.__dict__.get(name) for name in ("create_dot", *SPECIAL, *arithmetic_names)}
         builder.create_dot = dot
-        builder.create_splat = splat(builder.create_splat)
         for name in SPECIAL:
             setattr(builder, name, counted(getattr(builder, name)))
         for name in arithmetic_names:

@@ -139,7 +139,7 @@ def run_puzzle(job, directory, course=None):
                     run["refill_failed"] = any(other["error"] is not None for other in again)
                 if run.pop("undefined_loaded") and run["error"] is None:  # right with NaN there: with 0 too?
                     zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
-                    run["zero_filled"] = {name: zero["parents"][name] for name in case["refill"]}  # the outputs
+                    run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader

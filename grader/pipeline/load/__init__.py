@@ -380,7 +380,7 @@ def _find_kernel(puzzle, files, modules):
     chosen_text = _fingerprint(binding)
     notes = []
     for rank, _, other, other_binding in ranked[1:]:
-        if other_binding.resolved() is binding.resolved() or _fingerprint(other_binding) == chosen_text:
+        if _same_definition(other_binding, binding) or _fingerprint(other_binding) == chosen_text:
             notes.append(f"{other.file.name} defines the same {puzzle.kernel}: not graded separately")
         elif rank == best_rank:
             return Loaded("error", path=module.file.name, diagnostics=[Diagnostic("load_error", (
@@ -413,6 +413,15 @@ def _why_preferred(best, other):
     if best[1] != other[1] or best[2] != other[2]:
         return "it is named after the puzzle"
     return "the other's name marks it as a draft or a copy" if other[3] > best[3] else "its name marks it as final"
+
+
+def _same_definition(one, other):
+    """Whether two bindings name one definition: a notebook's `from my_kernels import add_kernel` (or %run, or
+    import *) and my_kernels.py's own `def add_kernel`, each file read once for itself and once for the files
+    that import it."""
+    one, other = one.resolved(), other.resolved()
+    return one is other or (one.module.file is other.module.file and one.name == other.name and
+                            getattr(one.statement, "lineno", None) == getattr(other.statement, "lineno", None))
 
 
 def _fingerprint(binding):

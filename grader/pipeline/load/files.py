@@ -23,7 +23,9 @@ PYTHON_CELL_MAGICS = ("time", "capture")
 MAGIC_NESTING = 4
 # IPython's token transforms (`x = !ls`, `%time f()`, `len?`) read the whole cell again for each such line: a cell
 # of thousands of them kept the grader's own process busy for minutes. This many characters read again at most.
-ESCAPED_LINE = re.compile(r"^\s*[!%?]|=\s*[!%]|\?\s*$", re.M)
+ESCAPED_LINE = re.compile(r"^(?:\s*[!%?/,;]"  # !ls, %time, ?len, /f x, ,f a b, ;f a b
+                          r"|\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]"  # files = !ls
+                          r"|[^#\n]*[\w)\]]\?\??[ \t]*$)", re.M)  # len?, not a comment's question
 TRANSFORM_BUDGET = 400_000
 
 

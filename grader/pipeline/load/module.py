@@ -327,8 +327,8 @@ def _run_magic_of_sibling(statement, siblings):
             all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args) and
             call.args[0].value == "run"):
         return None
-    file = re.fullmatch(r"\s*(\w+)\.py\s*", call.args[1].value)
-    return file.group(1) if file and file.group(1) in siblings else None
+    file = re.fullmatch(r"\s*(?:-\w+\s+)*([\"']?)(?:\./)?(\w+)\.py\1\s*", call.args[1].value)
+    return file.group(2) if file and file.group(2) in siblings else None
 
 
 def _only_imports(statements):
