@@ -331,3 +331,17 @@ def test_inline_ptx_is_told_to_be_beyond_the_interpreter(tmp_path, grade):
     result = grade(path).puzzle("vector_add")
     assert result.status == "fail"
     assert "cannot run PTX: tl.inline_asm_elementwise cannot be checked here" in result.diagnostics[0].message
+
+
+def test_a_case_runs_again_with_zeros_in_masked_lanes_only_where_nan_may_have_been_passed_over(course, tmp_path):
+    """Vector add loads without other= but only adds: NaN there would show, 0 changes nothing, no second run. A row
+    max over the padding (tl.max passes over NaN) runs again with 0 there, as a GPU fills it."""
+    from grader.pipeline.load import load_submission
+    for path, puzzle_id, again in [(ROOT / "solutions" / "vector_add.py", "vector_add", False),
+                                   (ROOT / "tests" / "bugs" / "softmax" / "max_over_undefined_lanes.py", "softmax",
+                                    True)]:
+        puzzle = course.puzzle(puzzle_id)
+        source = load_submission(path, course, [puzzle_id])[puzzle_id].source
+        cases = make_cases(puzzle, 0)
+        outcome = run_puzzle(job("j", puzzle, source, cases, DEFAULT), tmp_path, course)
+        assert any("zero_filled" in run for run in outcome["cases"]) == again, path.name

@@ -137,7 +137,9 @@ def run_puzzle(job, directory, course=None):
                              for i in range(len(next(iter(refill.values()))))]
                     run["refilled"] = {name: [other["parents"][name] for other in again] for name in refill}
                     run["refill_failed"] = any(other["error"] is not None for other in again)
-                if run.pop("undefined_loaded") and run["error"] is None:  # right with NaN there: with 0 too?
+                # Right with NaN in masked-off lanes, and an operation ran that NaN need not spread through: with
+                # 0 there too?
+                if run.pop("undefined_loaded") and run["error"] is None:
                     zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
@@ -216,7 +218,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
         index = torch.arange(parent.numel())
         positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
         buffers[name] = Buffer(TensorSpec(name, (), "input", False), parent, views, positions)
-    error, printed, undefined_loaded = None, "", False
+    error, printed, undefined_loaded, passes_over_nan = None, "", False, False
     for launch_index, plan in enumerate(copies["launches"]):
         regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
                    for position, (name, index) in plan["regions"].items()}
@@ -227,6 +229,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             output = launch(kernel, arguments, tuple(plan["grid"]), programs, checker, modules.files)
             printed += output.printed
             undefined_loaded = undefined_loaded or checker.undefined_loaded
+            passes_over_nan = passes_over_nan or checker.passes_over_nan
         except OutOfBounds as violation:
             error = {"kind": "out_of_bounds", "message": violation.message(), "tensor": violation.tensor,
                      "access": violation.access, "program": list(violation.program),
@@ -246,7 +249,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             "crossed": {name: list(b.crossed) for name, b in buffers.items() if b.crossed is not None},
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
-            "loads": {name: int(b.loads) for name, b in buffers.items()}, "undefined_loaded": undefined_loaded}
+            "loads": {name: int(b.loads) for name, b in buffers.items()}, "undefined_loaded": undefined_loaded and passes_over_nan}
 
 
 def _copy_case(case):
