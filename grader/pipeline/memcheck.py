@@ -227,7 +227,7 @@ class MemoryChecker:
         originals = {}
 
         def replace(name, method):
-            originals[name] = builder.__dict__.get(name)
+            originals.setdefault(name, builder.__dict__.get(name))  # a name wrapped twice is restored once, whole
             setattr(builder, name, method)
 
         load, store = builder.create_masked_load, builder.create_masked_store
