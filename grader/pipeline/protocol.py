@@ -274,24 +274,23 @@ def _run(run, order, case, modules, settings):
     checked["refilled"] = {}
     for name, parents in refilled.items():
         _expect(isinstance(parents, (list, tuple)) and 1 <= len(parents) <= 2, "the runs again are malformed")
-        for parent in parents:
-            _expect(isinstance(parent, torch.Tensor) and parent.shape == case.buffers[name].parent.shape and
-                    parent.dtype == case.buffers[name].parent.dtype and parent.device.type == "cpu",
-                    f"{name} came back from a run again with the wrong shape, dtype or device")
-        checked["refilled"][name] = tuple(parents)
+        checked["refilled"][name] = tuple(_run_again(parent, case.buffers[name]) for parent in parents)
     checked["zero_fill_failed"] = run.get("zero_fill_failed", False)
     _expect(isinstance(checked["zero_fill_failed"], bool), "a second run's failure is not a flag")
     zero_filled = run.get("zero_filled", {})
     _expect(isinstance(zero_filled, dict) and set(zero_filled) <= {n for n, b in case.buffers.items()
                                                                    if b.spec.written}, "a second run returned other tensors")
-    checked["zero_filled"] = {}
-    for name, parent in zero_filled.items():
-        _expect(isinstance(parent, torch.Tensor) and parent.shape == case.buffers[name].parent.shape and
-                parent.dtype == case.buffers[name].parent.dtype and parent.device.type == "cpu",
-                f"{name} came back from a run again with the wrong shape, dtype or device")
-        checked["zero_filled"][name] = parent
+    checked["zero_filled"] = {name: _run_again(parent, case.buffers[name]) for name, parent in zero_filled.items()}
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     return checked
+
+
+def _run_again(parent, buffer):
+    """A tensor's parent after a second run of its case, checked to be one (shape, dtype, on the CPU)."""
+    _expect(isinstance(parent, torch.Tensor) and parent.shape == buffer.parent.shape and
+            parent.dtype == buffer.parent.dtype and parent.device.type == "cpu",
+            f"{buffer.name} came back from a run again with the wrong shape, dtype or device")
+    return parent
 
 
 def _decodable(codes, case):

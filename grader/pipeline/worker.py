@@ -139,7 +139,7 @@ def run_puzzle(job, directory, course=None):
                     run["refill_failed"] = any(other["error"] is not None for other in again)
                 # Right with NaN in masked-off lanes, and an operation ran that NaN need not spread through: with
                 # 0 there too?
-                if run.pop("undefined_loaded") and run["error"] is None:
+                if run.pop("nan_may_have_hidden") and run["error"] is None:
                     zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
@@ -249,7 +249,8 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             "crossed": {name: list(b.crossed) for name, b in buffers.items() if b.crossed is not None},
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
-            "loads": {name: int(b.loads) for name, b in buffers.items()}, "undefined_loaded": undefined_loaded and passes_over_nan}
+            "loads": {name: int(b.loads) for name, b in buffers.items()},
+            "nan_may_have_hidden": undefined_loaded and passes_over_nan}
 
 
 def _copy_case(case):
