@@ -166,6 +166,30 @@ def test_a_compile_whose_process_ends_without_an_answer_says_so():
     assert _forked(os._exit, 3)() == {"error": "the compiler's process ended without an answer"}
 
 
+def test_a_forked_compile_tells_its_early_answer_once_and_its_silence_too(monkeypatch):
+    """The fork tells the lane layouts before its compile ends; one that ends before it tells (a compile refused
+    in its front) or cannot be forked leaves them to the compile's answer."""
+    from grader.pipeline.compile_check import _forked_telling
+
+    def telling(value, tell):
+        if tell is not None:
+            tell({"early": value})
+            tell({"again": value})  # a second answer is not told
+        return {"late": value}
+    finished, told = _forked_telling(telling, 1)
+    assert told() == {"early": 1} and told() == {"early": 1} and finished() == {"late": 1}
+    finished, told = _forked_telling(lambda tell: {"late": 2})
+    assert told() is None and finished() == {"late": 2}
+    finished, told = _forked_telling(lambda tell: os._exit(3))
+    assert told() is None and finished() == {"error": "the compiler's process ended without an answer"}
+
+    def no_fork():
+        raise OSError("no process to spare")
+    monkeypatch.setattr(os, "fork", no_fork)
+    finished, told = _forked_telling(telling, 4)
+    assert told is None and finished() == {"late": 4}
+
+
 def test_a_sandboxed_worker_keys_its_compile_cache_by_the_triton_version_without_hashing_the_library():
     """The worker's cache is a folder of one attempt: hashing Triton's library for its key (0.4 s a worker) buys
     nothing there. The grader's own process keeps Triton's key."""
@@ -224,9 +248,9 @@ def test_a_parameter_triton_does_not_specialize_stays_a_typed_argument():
 
 @pytest.mark.parametrize("puzzle_id", ["outer_add", "matmul", "attention"])
 def test_the_lane_layouts_told_ahead_are_the_compiles(course, tmp_path, puzzle_id):
-    """With a core to spare the profile starts before the benchmark's compile ends, with lane layouts from its
-    TritonGPU passes alone: they must be the ones the whole compile gives (outer add's store lays its lanes down
-    the columns)."""
+    """With a core to spare the profile starts before the benchmark's compile ends, with the lane layouts its fork
+    tells once the TritonGPU passes are done: they must be the ones the whole compile gives (outer add's store
+    lays its lanes down the columns)."""
     from grader.pipeline.compile_check import benchmark_compile
     from grader.pipeline.traffic import Plan
     from grader.pipeline.worker import KernelModules
@@ -238,7 +262,7 @@ def test_the_lane_layouts_told_ahead_are_the_compiles(course, tmp_path, puzzle_i
         plan = Plan(getattr(modules.load("_plan"), source.kernel), puzzle, [])
         finished, lanes = benchmark_compile(modules, source.kernel, (90, plan.args, plan.config), fork)
         resources = finished()
-        told[fork] = [[os.path.basename(file)[3:], *rest] for file, *rest in lanes]  # k1_0.py and k0_0.py
+        told[fork] = [[os.path.basename(file)[3:], *rest] for file, *rest in lanes()]  # k1_0.py and k0_0.py
         assert [[os.path.basename(file)[3:], *rest] for file, *rest in resources["lanes"]] == told[fork]
     assert told[True] == told[False]
     if puzzle_id == "outer_add":

@@ -166,32 +166,52 @@ def compile_kernel(kernel, args, target, options=None, aligned=lambda param: Tru
         return triton.compile(source, target=GPUTarget("cuda", target, 32), options=options or {}), constexprs
 
 
-def compile_resources(kernel, args, target, config):
+def compile_resources(kernel, args, target, config, tell_lanes=None):
     """What the compiled kernel asks of an SM, compiled for sm_`target` as launched with `args` and `config`'s
     num_warps and num_stages: {"registers", "spills" (bytes stored), "shared" (bytes), "num_warps", "pipelined"
     (tiles_pipelined), "lanes" (lane_axes)}, or {"error": the compiler's message}. ptxas reports registers and
-    spills as it assembles (Triton's dump_ptxas_log prints its -v report)."""
+    spills as it assembles (Triton's dump_ptxas_log prints its -v report). `tell_lanes` is called with the lane
+    layouts as soon as the TritonGPU passes have made them, long before LLVM and ptxas are done."""
     import io
 
     from triton import knobs
 
     options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
     report = io.StringIO()
-    saved = knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile
+    saved = knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile, knobs.runtime.add_stages_inspection_hook
     knobs.nvidia.dump_ptxas_log = knobs.compilation.always_compile = True  # a cached binary would bring no report
+    if tell_lanes is not None:
+        knobs.runtime.add_stages_inspection_hook = _telling_lanes(tell_lanes)
     try:
         with contextlib.redirect_stdout(report):
             binary, _ = compile_kernel(kernel, args, target, options)
     except Exception as error:
         return {"error": describe(error, None)[0]}
     finally:
-        knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile = saved
+        knobs.nvidia.dump_ptxas_log, knobs.compilation.always_compile, knobs.runtime.add_stages_inspection_hook = saved
     registers = re.search(r"Used (\d+) registers", report.getvalue())
     spills = re.search(r"(\d+) bytes spill stores", report.getvalue())
     return {"registers": int(registers.group(1)) if registers else None,
             "spills": int(spills.group(1)) if spills else 0,
             "shared": int(binary.metadata.shared), "num_warps": int(binary.metadata.num_warps),
             "pipelined": tiles_pipelined(binary.asm.get("ttgir", "")), "lanes": lane_axes(binary.asm.get("ttgir", ""))}
+
+
+def _telling_lanes(tell):
+    """A Triton stages hook (knobs.runtime.add_stages_inspection_hook) that calls `tell` with the lane layouts of
+    the TritonGPU module as soon as its stage has made it. Triton calls the hook without arguments for what it
+    adds to the compile's cache key (from 3.7), and with the backend's stages to change them."""
+    def hook(backend=None, stages=None, *rest):
+        if stages is None:
+            return "", ""
+        make_ttgir = stages["ttgir"]
+
+        def ttgir(module, metadata):
+            module = make_ttgir(module, metadata)
+            tell(lane_axes(str(module)))
+            return module
+        stages["ttgir"] = ttgir
+    return hook
 
 
 DOT_OP = re.compile(r"\b(?:tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b")
@@ -326,8 +346,8 @@ def compile_problems(modules, kernel_name, launches, targets, benchmark=None, me
     this one traces every launch and then, if all of them are accepted, calls `meanwhile` (the interpretation
     of the cases, which patches Triton and so cannot share a process with a compile): they then cost little
     time. Without, they run here first (on cores that other workers keep busy, forks only add their own cost).
-    `meanwhile` is given the benchmark launch's lane layouts (benchmark_compile), or None where the check does
-    not compile for the benchmark's target.
+    `meanwhile` is given a callable that waits for the benchmark launch's lane layouts (benchmark_compile), or
+    None where the check does not compile for the benchmark's target.
     """
     start = _forked if fork else _now
     benchmark_target = benchmark[0] if benchmark is not None and benchmark[0] in targets else None
@@ -404,22 +424,19 @@ def _first_traced_rejection(kernel, launches, target, modules, accepted):
 
 
 def benchmark_compile(modules, kernel_name, benchmark, fork=False):
-    """(a callable that waits for compile_resources of the benchmark's launch ((target, args, config)), its
-    lane layouts (lane_axes) now). With `fork` the compile runs in a forked process and the lane layouts come
-    from its TritonGPU passes run here (lower_kernel, a tenth of its cost), so that what needs them (the profile)
-    need not wait for LLVM and ptxas; without, both come from the compile, made here first."""
+    """(a callable that waits for compile_resources of the benchmark's launch ((target, args, config)), a callable
+    that waits for its lane layouts (lane_axes)). With `fork` the compile runs in a forked process that tells the
+    lane layouts as soon as its TritonGPU passes have made them, so that what needs them (the profile) need not
+    wait for LLVM and ptxas; without, both come from the compile, made here first."""
     target, args, config = benchmark
-    finished = (_forked if fork else _now)(compile_resources, getattr(modules.load(f"_sm{target}b"), kernel_name),
-                                           args, target, config)
-    if not fork:
-        return finished, finished().get("lanes", ())
-    try:
-        options = {key: config[key] for key in ("num_warps", "num_stages") if key in config}
-        lanes = lane_axes(str(lower_kernel(getattr(modules.load(f"_sm{target}l"), kernel_name), args, target,
-                                           options)))
-    except Exception:  # the compile in the fork says what is wrong
-        lanes = ()
-    return finished, lanes
+    kernel = getattr(modules.load(f"_sm{target}b"), kernel_name)
+    if fork:
+        finished, told = _forked_telling(compile_resources, kernel, args, target, config)
+        if told is not None:
+            return finished, lambda: told() or finished().get("lanes", ())
+    else:
+        finished = _now(compile_resources, kernel, args, target, config)
+    return finished, lambda: finished().get("lanes", ())
 
 
 def _now(function, *args):
@@ -431,32 +448,72 @@ def _now(function, *args):
 def _forked(function, *args):
     """Start function(*args) in a forked process; returns a callable that waits for what it returned (JSON
     data), or {"error"} if the process ended without an answer."""
+    return _forked_telling(function, *args, telling=False)[0]
+
+
+def _forked_telling(function, *args, telling=True):
+    """_forked, where `function` is also given, as its last argument, a callable through which it can tell one
+    answer (JSON data) before it returns. Returns (the callable of _forked, one that waits for what was told, or
+    None if the process told nothing), or (a callable that gives what function(*args, None) returned, called
+    here now, None) where no process can be forked."""
     read, write = os.pipe()
+    early = os.pipe() if telling else None
     try:
         pid = os.fork()
     except OSError:  # no process to spare (the sandbox's limit): here, then
-        os.close(read)
-        os.close(write)
-        return _now(function, *args)
+        for fd in (read, write, *(early or ())):
+            os.close(fd)
+        return _now(function, *args, *((None,) if telling else ())), None
     if pid == 0:  # never returns
         os.close(read)
         try:
-            answer = json.dumps(function(*args)).encode()
-            while answer:
-                answer = answer[os.write(write, answer):]
+            if early:
+                os.close(early[0])
+                unsaid = [early[1]]
+
+                def tell(told):  # once: the descriptor is closed after it
+                    if unsaid:
+                        _write_all(unsaid.pop(), json.dumps(told).encode())
+                answer = function(*args, tell)
+            else:
+                answer = function(*args)
+            _write_all(write, json.dumps(answer).encode())
         finally:
             os._exit(0)
     os.close(write)
+    if early:
+        os.close(early[1])
 
     def result():
-        with os.fdopen(read, "rb") as pipe:
-            answer = pipe.read()
+        answer = _read_all(read)
         os.waitpid(pid, 0)
         try:
             return json.loads(answer)
         except ValueError:
             return {"error": "the compiler's process ended without an answer"}
-    return result
+
+    told = []
+
+    def early_answer():
+        if not told:
+            text = _read_all(early[0])
+            told.append(json.loads(text) if text else None)
+        return told[0]
+    return result, (early_answer if early else None)
+
+
+def _write_all(fd, data):
+    """Write all of `data` to `fd`, then close it: a reader waits for the end."""
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd):
+    with os.fdopen(fd, "rb") as pipe:
+        return pipe.read()
 
 
 # ptxas names the PTX file and line it refuses; the PTX's .loc directives say which line of which file made it.

@@ -115,15 +115,16 @@ def run_puzzle(job, directory, course=None):
         outcome = {"compile": [], "cases": []}
         if benchmark is not None:
             finished, lanes = benchmark_compile(modules, job["kernel"], benchmark, job.get("spare_cores") is True)
-            profiled = _profile(getattr(modules.load(), job["kernel"]), plan, lanes, modules, job["profile"]["seconds"])
+            profiled = _profile(getattr(modules.load(), job["kernel"]), plan, lanes(), modules,
+                                job["profile"]["seconds"])
             outcome["profile"] = {**profiled, "resources": finished()}
         elif plan is not None:
             outcome["profile"] = plan  # why the launch cannot be made
         return outcome
 
     def interpret(lanes=None):
-        """The cases' runs, and with the benchmark launch's lane layouts (compile_check.benchmark_compile) the
-        profile too, while the compile may still run in a fork."""
+        """The cases' runs, and with a callable that gives the benchmark launch's lane layouts
+        (compile_check.benchmark_compile) the profile too, while the compile may still run in a fork."""
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
@@ -147,7 +148,7 @@ def run_puzzle(job, directory, course=None):
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
         profiled = None
         if plan is not None and lanes is not None and not any(run["error"] for run in runs):
-            profiled = _profile(kernel, plan, lanes, modules, job["profile"]["seconds"])
+            profiled = _profile(kernel, plan, lanes(), modules, job["profile"]["seconds"])
         return kernel, runs, profiled
 
     if job.get("compiled") is not None:  # the compiler accepted these launches in an earlier check (check_cache.py)
