@@ -120,6 +120,13 @@ def hiding_places(marker):
             "def pick", "READ = getattr\n\n\ndef pick"),
         "through getattr handed to map": heuristic(*through("read", marker)).replace(
             "def pick", "def read(obj, name):\n    return next(map(getattr, [obj], [name]))\n\n\ndef pick"),
+        # Python's scoping makes a name the kernel assigns anywhere its local throughout; Triton's compiler reads
+        # a name when it comes to it, so one read before its assignment is the built-in or the module's.
+        "through getattr read before the kernel assigns it": HEADER + DO_NOTHING.replace(
+            "    pass", "    if n_elements < 0:\n        getattr(getattr(getattr(getattr(getattr(n_elements, '__class__'), "
+            f"'__init__'), '__globals__'), 'get')('__builtins__'), 'get')('exec')({run[5:-1]})\n        getattr = 0"),
+        "through a module read before the kernel assigns it": HEADER + DO_NOTHING.replace(
+            "    pass", f"    if n_elements < 0:\n        tl.core.builtins.exec({run[5:-1]})\n        tl = 0"),
         "through getattr kept in a local of the kernel": HEADER + DO_NOTHING.replace(
             "    pass", "    if BLOCK_SIZE == 12345:\n        g = getattr\n        g(tl, '__' + 'loader__')"),
         # numpy.load and torch.load unpickle a file: code of the submission's choosing, which the worker wrote.
@@ -203,8 +210,31 @@ def test_a_do_nothing_kernel_gets_nothing_wherever_the_payload_hides(course, tmp
                        "in a heuristics decorator's other arguments", "in a constexpr function's decorator",
                        "in the decorator of a heuristic's function", "through a Triton helper that evaluates a string",
                        "through a comprehension's first iterable",
-                       "behind a keyword argument of Triton's internals"}
+                       "behind a keyword argument of Triton's internals",
+                       "through getattr read before the kernel assigns it",
+                       "through a module read before the kernel assigns it"}
     assert len(places) >= 25
+
+
+def test_the_compiler_reads_public_names_only_through_getattr(tmp_path):
+    """Behind the rules, in the processes that compile a submission: Triton's compiler hands a kernel Python's own
+    getattr and hasattr (not the module's builtins); there they read public names only."""
+    import pytest
+    import torch
+
+    from grader.pipeline.compile_check import trace_kernel
+    from grader.pipeline.worker import KernelModules, restrict_the_compilers_builtins
+    from triton.compiler.code_generator import CodeGenerator
+    saved = dict(CodeGenerator.builtin_namespace)
+    kernel = "@triton.jit\ndef peek(x_ptr, n):\n    if n < 0:\n        getattr(x_ptr, '__class__')\n"
+    try:
+        restrict_the_compilers_builtins()
+        modules = KernelModules({MAIN: HEADER + kernel}, tmp_path, "compiler_backstop")
+        with pytest.raises(Exception, match="public attributes only"):
+            trace_kernel(modules.load().peek, [torch.zeros(4), 4], 90)
+    finally:
+        CodeGenerator.builtin_namespace.clear()
+        CodeGenerator.builtin_namespace.update(saved)
 
 
 def test_what_values_may_be_read_of_keeps_out_internals_and_file_readers():

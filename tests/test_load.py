@@ -151,14 +151,16 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 1})]", True),
     ("[triton.Config(kwargs={'ADD_Y': 1}, num_warps=4)]", True),
     ("LISTED", True),  # a module-level list, bound once
-    # Which configuration Triton launches is not the grader's to say where they differ, or could.
-    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", False),
+    # Given unlike, every case runs with each value: the second's 0 leaves y out, and the kernel fails there.
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", "fail"),
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': True})]", False),
+    # Which values Triton launches with is not the grader's to say where the configurations could give others.
     ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
     ("[triton.Config({'ADD_Y': a}) for a in (1, 0)]", False),
     ("configs()", False),  # configs() is defined twice: the decorator sees the first, the module keeps the second
 ])
-def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_alike(tmp_path, grade, configs,
-                                                                                         graded):
+def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_written_out(tmp_path, grade, configs,
+                                                                                               graded):
     path = tmp_path / "vector_add.py"
     path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\n"
                     "LISTED = [triton.Config({'ADD_Y': 1}, num_warps=8)]\n\n\ndef configs():\n"
@@ -167,10 +169,14 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
                         "import triton\nimport triton.language as tl\n", "") +
                     "\n\ndef configs():\n    return [triton.Config({'ADD_Y': 1})]\n")
     result = grade(path).puzzle("vector_add")
-    if graded:
+    if graded == "fail":
+        assert result.status == "fail" and result.cases[0].diagnostics[0].message.startswith(
+            "With ADD_Y=0, as another of the kernel's tuning configurations gives it")
+        assert result.cases[0].replay.endswith("BLOCK_SIZE=16, ADD_Y=0)") or "ADD_Y=0" in result.cases[0].replay
+    elif graded:
         assert result.status == "pass", [d.message for d in result.diagnostics]
     else:
-        assert result.status == "error" and "the same constant in every triton.Config" in result.diagnostics[0].message
+        assert result.status == "error" and "must be a number in every triton.Config" in result.diagnostics[0].message
 
 
 def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):

@@ -16,8 +16,8 @@ import torch
 from ..course import load_course
 from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe,
                                       key_the_compile_cache_by_version)
-from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function
-from ..pipeline.worker import KernelModules
+from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
+from ..pipeline.worker import KernelModules, restrict_the_compilers_builtins
 from . import compiled
 from ..pipeline.configs import read_configs, validate_configs
 
@@ -35,10 +35,12 @@ def compile_puzzle(job, course, target, directory):
     valid, _ = validate_configs(puzzle, configs, params)
     result = {"configs": configs, "compiled": {}, "problems": {}}
 
-    def build(key, args, config, views=False):
-        """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say."""
+    def build(key, args, config, views=False, constants=None):
+        """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say;
+        `constants`: the kernel's own parameters as the configuration gives them."""
         options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
         try:
+            args = with_constants(kernel, args, constants)
             bind_arguments(kernel, args, options=options)  # a heuristic's launch options win over the configuration's
             aligned = _alignment(kernel, args) if views else (lambda param: True)
             kernel_binary, constexprs = compile_kernel(kernel, args, target, options, aligned)
@@ -67,7 +69,8 @@ def compile_puzzle(job, course, target, directory):
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):
         for config_index, config in enumerate(valid or [{}]):
             launch = puzzle.benchmark.launch_config(config, dict(sizes))
-            build(f"time-{size_index}-{config_index}", benchmark_arguments(puzzle, launch, sizes), launch)
+            build(f"time-{size_index}-{config_index}", benchmark_arguments(puzzle, launch, sizes), launch,
+                  constants=config.get("constants"))
     return result
 
 
@@ -101,6 +104,7 @@ def main(request_path, results):
     from triton import knobs
     warnings.simplefilter("ignore")
     key_the_compile_cache_by_version()
+    restrict_the_compilers_builtins()
     knobs.language.fp32_default = FLOAT32_DOT  # as the CPU stage interprets tl.dot (interpret.py)
     request = torch.load(request_path, weights_only=True)
     course = load_course(request["course_path"], text=request["course"])

@@ -122,6 +122,9 @@ class Case:
     buffers: dict = field(default_factory=dict)
     launches: list = field(default_factory=list)
     expected: dict = field(default_factory=dict)  # written tensor name -> expected flat parent
+    # The kernel's own parameters the case ran with, as a tuning configuration after the first gives them (the
+    # first's are the rebuilt kernel's defaults): {} for that first run
+    constants: dict = field(default_factory=dict)
 
     @property
     def name(self):

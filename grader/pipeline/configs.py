@@ -48,15 +48,14 @@ def read_configs(expression, namespace, kernel_names, target):
 def validate_configs(puzzle, configs, params):
     """The configurations checked against the puzzle (grader side): (valid, problems); [] when none declared.
     A configuration names the kernel's parameters as the submission does (`params`, in order); the valid ones
-    come back in the course's names, matched by position, as every launch binds them."""
+    come back with the puzzle's blocks in the course's names, matched by position, as every launch binds them, and
+    the kernel's own parameters beyond the puzzle's in "constants", in its names."""
     problems, valid = [], []
     course_name = dict(zip(params, puzzle.args))
     student_name = {course: own for own, course in course_name.items()}
-    # The kernel's parameters beyond the puzzle's take the first configuration's value in every launch (the rebuilt
-    # kernel's default: load/module.py first_config_constants).
+    # The kernel's parameters beyond the puzzle's go apart, in its own names ("constants"): the cases run with the
+    # value each configuration gives them (load.KernelSource.variants), the GPU stage compiles each with its own.
     own = set(params[len(puzzle.args):])
-    first = configs[0].get("kwargs") if configs and isinstance(configs[0], dict) else None
-    first = {name: value for name, value in first.items() if name in own} if isinstance(first, dict) else {}
     configurable = ", ".join(_named(student_name.get(block, block), block) for block in puzzle.blocks)
     for config in configs or []:
         if not isinstance(config, dict):
@@ -65,11 +64,6 @@ def validate_configs(puzzle, configs, params):
             problems.append(str(config["error"])[:300])
         elif set(config) - {"kwargs", "num_warps", "num_stages"} or not isinstance(config.get("kwargs"), dict):
             problems.append("a configuration has unknown fields")
-        elif any(name in own and value != first.get(name) for name, value in config["kwargs"].items()):
-            name = next(name for name, value in config["kwargs"].items() if name in own and value != first.get(name))
-            problems.append(f"{_shown(config)}: {name} is {config['kwargs'][name]!r} here and {first.get(name)!r} in "
-                            "the first configuration; the kernel's own parameters take the first configuration's "
-                            "value in every launch")
         elif any(course_name.get(name) not in puzzle.blocks for name in config["kwargs"] if name not in own):
             name = next(name for name in config["kwargs"] if course_name.get(name) not in puzzle.blocks)
             what = f"{name!r} is not a parameter of the kernel" if name not in course_name else \
@@ -84,7 +78,8 @@ def validate_configs(puzzle, configs, params):
             problems.append(f"{_shown(config)}: num_stages is between 1 and 8")
         else:
             valid.append({**config, "kwargs": {course_name[name]: v for name, v in config["kwargs"].items()
-                                               if name not in own}})
+                                               if name not in own},
+                          "constants": {name: v for name, v in config["kwargs"].items() if name in own}})
     return valid, problems
 
 

@@ -104,6 +104,7 @@ def replay_code(puzzle, case, diagnostics, kernel, params):
         keywords = keywords or course_param in puzzle.constexprs
         value = _literal(expression, launch.symbols, names)
         arguments.append(f"{own}={value}" if keywords else value)
+    arguments += [f"{name}={value!r}" for name, value in case.constants.items()]
     grid = tuple(launch.grid[:launch.dims])
     chosen = f", programs=[{program_name(blamed[1], launch.dims)!r}]" if blamed else ""
     piece = f", launch={launch_index}" if len(case.launches) > 1 else ""

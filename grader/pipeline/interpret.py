@@ -430,6 +430,22 @@ def _remembered(np_dtype):
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")
 
 
+def with_constants(kernel, args, constants):
+    """A launch's arguments (by position) extended to give the kernel's own parameters `constants` ({name: value},
+    a tuning configuration's) by position too, with the defaults of the parameters between: what a compile of the
+    launch takes. `args` as they are where `constants` is empty or a heuristic raises (the launch says so)."""
+    if not constants:
+        return list(args)
+    try:
+        bound = bind_arguments(kernel, args, constants)
+    except KernelCrashed:
+        return list(args)
+    code = python_function(kernel).__code__
+    params = code.co_varnames[:code.co_argcount]
+    last = max(params.index(name) for name in constants)
+    return list(args) + [bound[name] for name in params[len(args):last + 1]]
+
+
 def bind_arguments(kernel, args, kwargs=None, options=None):
     """The kernel's arguments by parameter name, as `kernel[grid](*args, **kwargs)` binds them: `args` by
     position, then the parameters @triton.heuristics computes (outermost decorator first), then the defaults.

@@ -32,7 +32,7 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
     case runs its programs in, instead of each case's own."""
     request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
                "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
-               "spare_cores": bool(spare_cores),
+               "spare_cores": bool(spare_cores), "variants": [dict(variant) for variant in source.variants],
                "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
@@ -82,7 +82,7 @@ def check_outcome(outcome, request, cases, settings):
     if checked["compile"]:
         return checked
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
-                                  settings, request["modules"])
+                                  settings, request["modules"], len(request.get("variants", ())))
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
@@ -172,11 +172,12 @@ def _flag(value):
     return value
 
 
-def check_runs(returned, cases, orders, settings, modules=()):
+def check_runs(returned, cases, orders, settings, modules=(), variants=0):
     """[checked run per case] of a worker's `returned` runs, one per case, each in that case's program order
-    (`orders`); `modules`: the names an error may point into."""
+    (`orders`); `modules`: the names an error may point into; `variants`: how many runs again with other tuning
+    configurations' constants each run that ended without an error brings."""
     _expect(isinstance(returned, list) and len(returned) == len(cases), "not one run per case")
-    return [_run(run, order, case, modules, settings) for case, order, run in zip(cases, orders, returned)]
+    return [_run(run, order, case, modules, settings, variants) for case, order, run in zip(cases, orders, returned)]
 
 
 def _expect(condition, reason):
@@ -219,7 +220,7 @@ def _compile_problem(problem, request, settings):
             "case": case}
 
 
-def _run(run, order, case, modules, settings):
+def _run(run, order, case, modules, settings, variants=0):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
     for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads"):
@@ -282,6 +283,10 @@ def _run(run, order, case, modules, settings):
                                                                    if b.spec.written}, "a second run returned other tensors")
     checked["zero_filled"] = {name: _run_again(parent, case.buffers[name]) for name, parent in zero_filled.items()}
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
+    again = run.get("variants", [])
+    _expect(isinstance(again, list) and len(again) == (variants if checked["error"] is None else 0),
+            "not one run again for each tuning configuration")
+    checked["variants"] = [_run(other, order, case, modules, settings) for other in again]
     return checked
 
 

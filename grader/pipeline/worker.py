@@ -24,7 +24,7 @@ from .compile_check import (benchmark_compile, compile_kernel, compile_problems,
 from .configs import read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
-from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function
+from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
 from .load.module import MAIN
 from .load.rules import HOST_BUILTINS, HOST_MODULES
 from .memcheck import MemoryChecker, OutOfBounds, Region
@@ -42,6 +42,14 @@ def _public_hasattr(obj, name):
     if not isinstance(name, str) or name.startswith("_"):
         raise AttributeError(f"{name!r}: a submission reads public attributes only")
     return hasattr(obj, name)
+
+
+def restrict_the_compilers_builtins():
+    """Triton's compiler gives a kernel Python's own getattr and hasattr, whatever builtins its module runs with:
+    for the processes that compile a submission, the public-only ones, a second line behind the load stage's
+    rules (which a name read before its assignment once slipped past)."""
+    from triton.compiler.code_generator import CodeGenerator
+    CodeGenerator.builtin_namespace.update(getattr=_public_getattr, hasattr=_public_hasattr)
 
 
 class KernelModules:
@@ -109,6 +117,10 @@ def run_puzzle(job, directory, course=None):
     strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
+    variants = job.get("variants", [])
+    if variants and launches:  # the compiler sees each tuning configuration's constants too
+        kernel = getattr(modules.load("_variants"), job["kernel"])
+        launches += [(index, with_constants(kernel, args, variant)) for variant in variants for index, args in launches]
     plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
     benchmark = (job["profile"]["target"], plan.args, plan.config) if isinstance(plan, Plan) else None
     if not launches:  # the estimate alone, for a kernel whose cases already passed (a notebook's check)
@@ -144,6 +156,11 @@ def run_puzzle(job, directory, course=None):
                     zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
+                if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
+                    run["variants"] = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
+                                            constants=variant) for variant in variants]
+                    for again in run["variants"]:
+                        again.pop("nan_may_have_hidden")
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
         profiled = None
@@ -204,10 +221,11 @@ def _safe(key):
     return "".join(c if c.isalnum() else "_" for c in key)
 
 
-def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False):
+def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False, constants=None):
     """One run of a case: fresh copies of its tensors (the parents in `refill` in place of their own), the launches
     in order, what memory looks like after; `zero_undefined`: masked-off lanes loaded without other= hold 0, as on
-    a GPU, instead of NaN."""
+    a GPU, instead of NaN; `constants`: {parameter: value} of the kernel's own parameters, as a tuning configuration
+    gives them."""
     copies = _copy_case(case)
     for name, parent in (refill or {}).items():
         copies["buffers"][name]["parent"].copy_(parent)
@@ -225,7 +243,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
                    for position, (name, index) in plan["regions"].items()}
         programs = [tuple(p) for p in plan[order]]
         try:
-            arguments = bind_arguments(kernel, plan["args"])
+            arguments = bind_arguments(kernel, plan["args"], constants)
             checker = MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"], zero_undefined)
             output = launch(kernel, arguments, tuple(plan["grid"]), programs, checker, modules.files)
             printed += output.printed
@@ -292,6 +310,7 @@ def warm_up():
 def main(request_path, results):
     warnings.simplefilter("ignore")  # Triton's notices are noise in a student's report
     key_the_compile_cache_by_version()
+    restrict_the_compilers_builtins()
     request = torch.load(request_path, weights_only=True)
     results = Path(results)
     course = None

@@ -23,7 +23,7 @@ from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile)
-from .module import (MAIN, ModuleDefinitions, closure, constexpr_params, first_config_constants, kernel_params,
+from .module import (MAIN, ModuleDefinitions, closure, config_constants, constexpr_params, kernel_params,
                      param_defaults, rebuild, skeleton)
 from .rules import stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
@@ -49,6 +49,9 @@ class KernelSource:
     configs: str = None  # an expression of the GPU configurations (@triton.autotune or GPU_CONFIGS)...
     configs_module: str = None  # ... evaluated in this module, in the sandbox of the GPU stage
     config_problems: tuple = ()  # why the GPU configurations cannot be read
+    # {parameter: value} of the kernel's own parameters as each tuning configuration after the first gives them,
+    # where they differ from the first's (the rebuilt kernel's defaults): the cases run again with each
+    variants: tuple = ()
 
     @property
     def module(self):
@@ -447,19 +450,24 @@ def _loaded(puzzle, file, binding, notes):
     kernel_closure = closure(binding)
     params = kernel_params(binding)
     defaults = param_defaults(binding)
-    # A parameter beyond the puzzle's that the tuning configurations give (Triton's matmul tutorial's GROUP_SIZE_M):
-    # the first configuration's value, written as its default in the rebuilt kernel (every configuration must give
-    # the same: configs.validate_configs).
-    tuned = {name: value for name, value in first_config_constants(kernel_closure.configs,
-                                                                   kernel_closure.configs_module).items()
-             if name in params[len(puzzle.params):] and name not in kernel_closure.heuristics}
-    binding.resolved().jit["tuned_defaults"] = tuned
+    # A parameter beyond the puzzle's that every tuning configuration gives (Triton's matmul tutorial's
+    # GROUP_SIZE_M): the first configuration's value is written as its default in the rebuilt kernel, and each
+    # other value a configuration gives it is a variant every case runs again with (the autotuner may launch any).
+    given = config_constants(kernel_closure.configs, kernel_closure.configs_module)
+    tuned = [name for name in params[len(puzzle.params):] if name not in kernel_closure.heuristics and given and
+             all(name in config and type(config[name]) is type(given[0][name]) for config in given)]
+    binding.resolved().jit["tuned_defaults"] = {name: given[0][name] for name in tuned}
+    variants = []
+    for config in given[1:]:
+        variant = {name: config[name] for name in tuned}
+        if variant != {name: given[0][name] for name in tuned} and variant not in variants:
+            variants.append(variant)
     problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
                                 defaults | set(tuned))
     if problem and kernel_closure.configs is not None:
-        problem += (" A parameter the tuning configurations give must have the same constant in every "
-                    "triton.Config, of a list written out in the decorator or returned by a function defined once "
-                    "(which configuration Triton launches is not the grader's to say), or a default.")
+        problem += (" A parameter the tuning configurations give must be a number in every triton.Config, of a "
+                    "list written out in the decorator or returned by a function defined once (which configuration "
+                    "Triton launches is not the grader's to say), or have a default.")
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
     if kernel_closure.problems:
@@ -501,7 +509,8 @@ def _loaded(puzzle, file, binding, notes):
         kernel=binding.name, modules={name: text for name, (text, _) in modules.items()},
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
-        configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems))
+        configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems),
+        variants=tuple(variants))
     return Loaded("found", source, file.name, notes=notes)
 
 

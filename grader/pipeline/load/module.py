@@ -528,18 +528,18 @@ def _statement_for(binding):
     return _with_defaults(function, binding.jit.get("tuned_defaults") or {})
 
 
-def first_config_constants(configs, module=None):
-    """{name: value} of the tuning configurations' constants every configuration gives alike, read without running
-    anything, where the configurations are written out: a list of triton.Config calls with a dict of constants,
-    in the decorator or returned by a function of `module` (Triton's tutorials' get_autotune_config()) defined
-    once. {} for any other form (a conditional, a comprehension, a function defined twice): which configuration
-    Triton launches is then not the grader's to say."""
+def config_constants(configs, module=None):
+    """[{name: value}] of each tuning configuration's constants (numbers and booleans written out), in order, read
+    without running anything, where the configurations are written out: a list of triton.Config calls with a dict
+    of constants, in the decorator or returned by a function of `module` (Triton's tutorials'
+    get_autotune_config()) defined once. [] for any other form (a conditional, a comprehension, a function defined
+    twice): which constants Triton launches the kernel with is then not the grader's to say."""
     if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and not configs.args and \
             not configs.keywords and module is not None:
         called = module.names.get(configs.func.id)
         if called is None or called.kind != "function" or configs.func.id in module.bound_again or \
                 not isinstance(called.function, ast.FunctionDef):
-            return {}
+            return []
         body = called.function.body[1:] if has_docstring(called.function) else called.function.body
         configs = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
     elif isinstance(configs, ast.Name) and module is not None:  # CONFIGS = [triton.Config(...), ...] above
@@ -547,17 +547,16 @@ def first_config_constants(configs, module=None):
         configs = bound.statement.value if bound is not None and bound.kind == "constant" and \
             configs.id not in module.bound_again and isinstance(bound.statement, ast.Assign) else None
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
-        return {}
+        return []
     given = []
     for element in configs.elts:
         values = _config_dict(element)
         if values is None:
-            return {}
+            return []
         given.append({key.value: value.value for key, value in zip(values.keys, values.values)
                       if isinstance(key, ast.Constant) and isinstance(key.value, str) and
                       isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)})
-    return {name: value for name, value in given[0].items()
-            if all(name in other and other[name] == value and type(other[name]) is type(value) for other in given)}
+    return given
 
 
 def _config_dict(node):

@@ -18,6 +18,7 @@ Host code the grader runs for a submission (module constants, `@triton.constexpr
 sandbox.
 """
 import ast
+import builtins
 import importlib
 import importlib.machinery
 import inspect
@@ -227,6 +228,7 @@ class Checker:
         self.builtins = HOST_BUILTINS if host else KERNEL_BUILTINS
         self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
         self.locals = set(local_names)
+        self.early = set()  # ids of the Name nodes that read a local before it is certainly assigned (body)
         self.bases = set()  # ids of the nodes read as `node.name` or getattr(node, "name"), where a module may be
         self.problems = []
         self.used = []  # the module-level Bindings the definition reads: its dependencies
@@ -256,7 +258,9 @@ class Checker:
     def body(self, node):
         """What a function runs when it is called (its names are read then: the module's last bindings)."""
         arguments = node.args
-        self.locals |= {a.arg for a in arguments.posonlyargs + arguments.args} | _stored_names(node.body)
+        params = {a.arg for a in arguments.posonlyargs + arguments.args}
+        self.locals |= params | _stored_names(node.body)
+        self.early = _reads_before_assignment(node.body, params)
         for statement in node.body[1:] if has_docstring(node) else node.body:
             self.visit(statement)
         return self.problems
@@ -343,6 +347,14 @@ class Checker:
     def visit_Name(self, node):
         if _dunder(node.id):
             self.refuse(node, f"`{node.id}` is one of Python's own names, not something a submission's code uses")
+            return
+        if isinstance(node.ctx, ast.Load) and node.id in self.locals and id(node) in self.early and \
+                (node.id in self.namespace or node.id in COMPILER_BUILTINS):
+            # Python would raise here (UnboundLocalError), where the kernel ever gets: Triton's compiler, which reads
+            # each name when it comes to it, once, in order, reads the module's or its own built-in instead.
+            self.refuse(node, f"`{node.id}` is read here before the kernel assigns it: Triton's compiler would read "
+                              f"the {'module' if node.id in self.namespace else 'built-in'} `{node.id}` instead. "
+                              "Assign it first, or give the variable a name of its own")
             return
         if not isinstance(node.ctx, ast.Load) or node.id in self.locals:
             return
@@ -509,6 +521,74 @@ def is_skeleton(function):
 def has_docstring(function):
     first = function.body[0] if function.body else None
     return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+# The names Triton's compiler resolves beyond a kernel's locals and its module: Python's built-ins and its own.
+COMPILER_BUILTINS = frozenset(dir(builtins)) | {"static_print", "static_assert", "device_print"}
+
+
+def _reads_before_assignment(statements, params):
+    """ids of the Name nodes of a function's body that read one of its local names where the function has not
+    certainly assigned it yet, as Triton's compiler goes through a body: once, in order; each branch of an `if`
+    from the names before it, and after it the names both assign; a loop's body from the names before it, and
+    after it only those (it may not run)."""
+    early = set()
+
+    def reads(node, assigned):
+        pending = [(node, assigned)]
+        while pending:
+            node, known = pending.pop()
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+                early.add(id(node))
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                known = known | _stored_names([generator.target for generator in node.generators])
+            if not isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                pending.extend((child, known) for child in ast.iter_child_nodes(node))
+
+    def block(body, assigned):
+        for statement in body:
+            assigned = step(statement, assigned)
+        return assigned
+
+    def step(statement, assigned):
+        if isinstance(statement, ast.If):
+            reads(statement.test, assigned)
+            return assigned | (block(statement.body, assigned) & block(statement.orelse, assigned))
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            reads(statement.iter, assigned)
+            block(statement.body, assigned | _stored_names([statement.target]))
+            block(statement.orelse, assigned)
+            return assigned
+        if isinstance(statement, ast.While):
+            reads(statement.test, assigned)
+            block(statement.body, assigned)
+            block(statement.orelse, assigned)
+            return assigned
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                reads(item.context_expr, assigned)
+                assigned = assigned | _stored_names([item.optional_vars] if item.optional_vars else [])
+            return block(statement.body, assigned)
+        if isinstance(statement, ast.AugAssign):
+            reads(statement.value, assigned)
+            if isinstance(statement.target, ast.Name):
+                if statement.target.id not in assigned:
+                    early.add(id(statement.target))
+                return assigned | {statement.target.id}
+            reads(statement.target, assigned)
+            return assigned
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            if statement.value is not None:
+                reads(statement.value, assigned)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                reads(target, assigned)  # a subscript's or an attribute's base is read
+            return assigned | _stored_names(targets)
+        reads(statement, assigned)
+        return assigned | _stored_names([statement])
+
+    block(statements, frozenset(params))
+    return early
 
 
 def _stored_names(statements):
