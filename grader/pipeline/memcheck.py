@@ -268,6 +268,9 @@ class MemoryChecker:
             replace(name, blind(getattr(builder, name)))
         min_max = interpreter.ReduceOps.min_max  # tl.max, tl.min, tl.argmax, tl.argmin: NumPy's nanmax and the like
         interpreter.ReduceOps.min_max = blind(min_max)
+        from . import interpret
+        sort = interpret._sorted  # tl.sort, tl.topk: NumPy sorts NaN last, a GPU's 0 sorts among the values
+        interpret._sorted = blind(sort)
         for name in POINTER_PROPAGATING if self.tags_pointers else ():
             if hasattr(builder, name):
                 replace(name, _propagating(getattr(builder, name)))
@@ -280,6 +283,7 @@ class MemoryChecker:
             yield self
         finally:
             interpreter.ReduceOps.min_max = min_max
+            interpret._sorted = sort
             for handle, materialize in blocks.items():
                 handle.materialize_pointers = materialize
             for name, original in originals.items():
