@@ -161,3 +161,14 @@ def float32_dot_kernel(a_ptr, c_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], tl.dot(a, a))
+
+
+@triton.jit
+def loads_its_block_twice_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    first = tl.load(src_ptr + offsets, mask=offsets < n)
+    again = tl.load(src_ptr + offsets, mask=offsets < n)  # the same elements again (a second sweep)
+    broadcast = tl.load(src_ptr + offsets * 0)  # element 0 on every lane
+    skipped = tl.load(src_ptr + offsets + BLOCK, mask=offsets < 0, other=0.0)  # every lane masked off
+    tl.store(dst_ptr + offsets, first + again + broadcast + skipped, mask=offsets < n)
+

@@ -236,10 +236,12 @@ def test_bench_without_a_gpu_says_so_and_exits_2(tmp_path):
     ({"kwargs": {"BLOCK_SIZE": 128}, "num_stages": 20}, "num_stages is between 1 and 8"),
     ({"error": "the tuning configurations raise NameError"}, "raise NameError"),
     ({"kwargs": {"BLOCK_SIZE": 128}, "pre_hook": "x"}, "unknown fields"),
+    ({"kwargs": {"BLOCK_SIZE": 128, "ACTIVATION": [1]}}, "take numbers, booleans or short strings"),
+    ({"kwargs": {"BLOCK_SIZE": 128, "ACTIVATION": "x" * 101}}, "take numbers, booleans or short strings"),
 ])
 def test_invalid_configurations_are_refused(course, config, message):
     puzzle = course.puzzle("vector_add")
-    valid, problems = validate_configs(puzzle, [config], tuple(puzzle.args))
+    valid, problems = validate_configs(puzzle, [config], tuple(puzzle.args) + ("ACTIVATION",))
     assert valid == [] and message in problems[0]
 
 

@@ -156,7 +156,13 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': True})]", False),
     # Which values Triton launches with is not the grader's to say where the configurations could give others.
     ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
-    ("[triton.Config({'ADD_Y': a}) for a in (1, 0)]", False),
+    # A comprehension over lists written out (Triton's persistent matmul tutorial) gives each of its values.
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': 1}, num_warps=w) for b in (256, 512) for w in [4, 8]]", True),
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b, a in ((256, 1), (512, 1))]", True),
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': 1}) for b in (256, 512) if b > 256]", True),
+    ("[triton.Config({'ADD_Y': a}) for a in (1, 0)]", "fail"),
+    ("[triton.Config({'ADD_Y': a}) for a in range(2)]", False),
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b in (256, 512) for a in (1, 0) if b > 256]", False),
     ("configs()", False),  # configs() is defined twice: the decorator sees the first, the module keeps the second
 ])
 def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_written_out(tmp_path, grade, configs,
@@ -176,7 +182,32 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
     elif graded:
         assert result.status == "pass", [d.message for d in result.diagnostics]
     else:
-        assert result.status == "error" and "must be a number in every triton.Config" in result.diagnostics[0].message
+        assert result.status == "error" and "must be written out (a number, boolean or string) in every triton.Config" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("operation,status", [("add", "pass"), ("subtract", "fail")])
+def test_a_string_the_configurations_give_a_parameter_is_its_value(tmp_path, grade, operation, status):
+    """A constant of any type a constexpr takes, as the matmul tutorial's ACTIVATION: a string."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(f"""import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({{"BLOCK_SIZE": 1024, "OPERATION": "{operation}"}}, num_warps=w)
+                          for w in (4, 8)], key=["n_elements"])
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, OPERATION: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements)
+    y = tl.load(y_ptr + offsets, mask=offsets < n_elements)
+    if OPERATION == "add":
+        out = x + y
+    else:
+        out = x - y
+    tl.store(out_ptr + offsets, out, mask=offsets < n_elements)
+""")
+    result = grade(path).puzzle("vector_add")
+    assert result.status == status, [d.message for d in result.diagnostics]
 
 
 def test_each_module_level_name_is_bound_as_python_would_leave_it(tmp_path):

@@ -65,7 +65,10 @@ class Buffer:
     crossed: tuple = None
     stored_by: np.ndarray = None  # per parent element: which program last stored it with a plain tl.store (-1: none)
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
-    loads: int = 0  # elements loaded through it, every lane counted
+    # Elements loaded through it, each counted once per program (a kernel may sweep its tiles twice, two-pass
+    # softmax); a load whose every lane is masked off counts its lanes all the same (it still runs).
+    loads: int = 0
+    counted_by: np.ndarray = None  # per parent element: the last program whose loads counted it (-1: none)
     refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
     refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
     # The parent after the case ran again with 0 in the masked-off lanes of loads without other= (NaN the first
@@ -74,7 +77,7 @@ class Buffer:
     zero_fill_failed: bool = False  # that run ended in an error
 
     def __post_init__(self):
-        for tracker in ("writers", "readers", "stored_by"):  # nobody has stored or loaded an element yet
+        for tracker in ("writers", "readers", "stored_by", "counted_by"):  # nobody has stored or loaded an element yet
             if getattr(self, tracker) is None:
                 setattr(self, tracker, np.full(self.parent.numel(), -1, dtype=np.int64))
 

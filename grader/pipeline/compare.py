@@ -50,9 +50,10 @@ def compare(case, settings=DEFAULT):
         budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads
         if loads > budget:
             diagnostics.append(Diagnostic("excess_loads", (
-                f"{name}: the kernel loaded {loads} elements of it, but a kernel that skips what it does not need "
-                f"loads at most {budget:.0f} here ({case.puzzle.load_budget[name].source}). Right values are not "
-                "enough: do not load blocks whose every lane is masked out."), case.name))
+                f"{name}: the programs loaded {loads} elements of it (each element counted once a program), but "
+                f"a kernel that skips what it does not need loads at most {budget:.0f} here "
+                f"({case.puzzle.load_budget[name].source}). Right values are not enough: do not load blocks whose "
+                "every lane is masked out, or that no row of the program needs."), case.name))
     return diagnostics
 
 

@@ -72,6 +72,9 @@ def validate_configs(puzzle, configs, params):
         elif any(type(v) is not int or v < 1 or v & (v - 1) or v > 2 ** 16
                  for name, v in config["kwargs"].items() if name not in own):
             problems.append(f"{_shown(config)}: block sizes are powers of 2 up to 65536")
+        elif any(type(v) not in (int, float, bool, str) or type(v) is str and len(v) > 100
+                 for name, v in config["kwargs"].items() if name in own):
+            problems.append(f"{_shown(config)}: the kernel's own parameters take numbers, booleans or short strings")
         elif config.get("num_warps", 4) not in NUM_WARPS:
             problems.append(f"{_shown(config)}: num_warps is one of {NUM_WARPS}")
         elif type(config.get("num_stages", 3)) is not int or not 1 <= config.get("num_stages", 3) <= 8:

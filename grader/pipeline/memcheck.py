@@ -49,6 +49,17 @@ class OutOfBounds(Exception):
                 f"at element offsets {shown} from {self.region.param}. {self.reason}")
 
 
+def _newly_loaded(buffer, positions, code):
+    """How many distinct elements at `positions` the program `code` had not loaded yet; marks them loaded. The
+    interpreter runs one program after another, so an element last counted by `code` was counted by this program."""
+    fresh = positions[buffer.counted_by[positions] != code]
+    # A position repeated within one load keeps one of its indices: the count of kept indices is the distinct count.
+    buffer.counted_by[fresh] = -2 - np.arange(fresh.size)
+    distinct = int(np.count_nonzero(buffer.counted_by[fresh] == -2 - np.arange(fresh.size)))
+    buffer.counted_by[fresh] = code
+    return distinct
+
+
 def _format_offset(offset):
     return str(int(offset)) if float(offset).is_integer() else f"{offset:.2f}"
 
@@ -138,7 +149,7 @@ class MemoryChecker:
                 # whole (a causal kernel that visits every tile and masks the ones it should skip), for every tensor
                 # its pointers may point into.
                 for possible in {region} if region is not None else getattr(pointers, MIXED, ()):
-                    possible.buffer.loads += pointers.data.size
+                    self._count_loads(possible, pointers.data.reshape(-1))
             return
         size = _access_bytes(pointers)
         if region is not None:
@@ -168,7 +179,7 @@ class MemoryChecker:
         if buffer.crossed is None and access == "atomic":
             self._crossing(buffer, positions, code)
         if access == "load":
-            buffer.loads += positions.size
+            buffer.loads += _newly_loaded(buffer, positions, code)
             buffer.readers[positions] = code
             return
         writers = buffer.writers
@@ -180,6 +191,15 @@ class MemoryChecker:
         writers[positions] = code
         if access == "store":
             buffer.stored_by[positions] = code
+
+    def _count_loads(self, region, addresses):
+        """Count a wholly masked-off load toward the region's load budget: its lanes on the tensor's elements
+        once per program, as loaded ones are; every other lane (past the end, in another tensor) each time."""
+        offsets = addresses.view(np.int64) - region.storage_base
+        positions = offsets // region.itemsize
+        on_elements = (offsets % region.itemsize == 0) & (positions >= 0) & (positions < region.storage_numel)
+        code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
+        region.buffer.loads += int((~on_elements).sum()) + _newly_loaded(region.buffer, positions[on_elements], code)
 
     def _crossing(self, buffer, positions, code):
         """Note the first element one program of this launch updates with an atomic over another's plain store: the

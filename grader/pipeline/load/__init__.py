@@ -465,9 +465,10 @@ def _loaded(puzzle, file, binding, notes):
     problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
                                 defaults | set(tuned))
     if problem and kernel_closure.configs is not None:
-        problem += (" A parameter the tuning configurations give must be a number in every triton.Config, of a "
-                    "list written out in the decorator or returned by a function defined once (which configuration "
-                    "Triton launches is not the grader's to say), or have a default.")
+        problem += (" A parameter the tuning configurations give must be written out (a number, boolean or "
+                    "string) in every triton.Config, of a list written out in the decorator, a comprehension over "
+                    "lists written out, or a list returned by a function defined once (which configuration Triton "
+                    "launches is not the grader's to say), or have a default.")
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
     if kernel_closure.problems:

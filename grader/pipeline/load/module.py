@@ -16,6 +16,8 @@ line of the result remembers where the student wrote it, for reports.
 import ast
 import copy
 import io
+import itertools
+import math
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -529,11 +531,12 @@ def _statement_for(binding):
 
 
 def config_constants(configs, module=None):
-    """[{name: value}] of each tuning configuration's constants (numbers and booleans written out), in order, read
-    without running anything, where the configurations are written out: a list of triton.Config calls with a dict
-    of constants, in the decorator or returned by a function of `module` (Triton's tutorials'
-    get_autotune_config()) defined once. [] for any other form (a conditional, a comprehension, a function defined
-    twice): which constants Triton launches the kernel with is then not the grader's to say."""
+    """[{name: value}] of each tuning configuration's constants (numbers, booleans and strings written out), in
+    order, read without running anything, where the configurations are written out: a list of triton.Config calls
+    with a dict of constants, or a comprehension of one over lists written out (Triton's persistent matmul
+    tutorial), in the decorator, bound once to a module name or returned by a function of `module` defined once
+    (Triton's tutorials' get_autotune_config()). [] for any other form (a conditional, a function defined twice):
+    which constants Triton launches the kernel with is then not the grader's to say."""
     if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and not configs.args and \
             not configs.keywords and module is not None:
         called = module.names.get(configs.func.id)
@@ -546,6 +549,8 @@ def config_constants(configs, module=None):
         bound = module.names.get(configs.id)
         configs = bound.statement.value if bound is not None and bound.kind == "constant" and \
             configs.id not in module.bound_again and isinstance(bound.statement, ast.Assign) else None
+    if isinstance(configs, ast.ListComp):
+        return _comprehension_constants(configs)
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
         return []
     given = []
@@ -553,10 +558,65 @@ def config_constants(configs, module=None):
         values = _config_dict(element)
         if values is None:
             return []
-        given.append({key.value: value.value for key, value in zip(values.keys, values.values)
-                      if isinstance(key, ast.Constant) and isinstance(key.value, str) and
-                      isinstance(value, ast.Constant) and type(value.value) in (int, float, bool)})
+        given.append(_constants(values, {}))
     return given
+
+
+CONSTANT_TYPES = (int, float, bool, str)
+COMPREHENSION_CONFIGS = 4096  # the most configurations a comprehension is unrolled into
+
+
+def _constants(values, loop_values):
+    """{name: value} of a configuration dict literal's entries whose value is written out or a loop variable's."""
+    given = {}
+    for key, value in zip(values.keys, values.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            continue
+        if isinstance(value, ast.Constant) and type(value.value) in CONSTANT_TYPES:
+            given[key.value] = value.value
+        elif isinstance(value, ast.Name) and type(loop_values.get(value.id)) in CONSTANT_TYPES:
+            given[key.value] = loop_values[value.id]
+    return given
+
+
+def _comprehension_constants(comprehension):
+    """Each configuration of `[triton.Config({...}) for a in (...) for b, c in (...)]`, in the order Python makes
+    them, where every loop runs over a list written out. With a filter (`if ...`), which ones survive is not read:
+    only the constants written out in the dict, the same in every configuration, are given (once)."""
+    values = _config_dict(comprehension.elt)
+    if values is None:
+        return []
+    if any(generator.ifs or generator.is_async for generator in comprehension.generators):
+        return [_constants(values, {})]
+    loops = []
+    for generator in comprehension.generators:
+        try:
+            items = ast.literal_eval(generator.iter)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return []
+        if not isinstance(items, (list, tuple)) or not items:
+            return []
+        loops.append((generator.target, items))
+    if math.prod(len(items) for _, items in loops) > COMPREHENSION_CONFIGS:
+        return []
+    given = []
+    for combination in itertools.product(*(items for _, items in loops)):
+        loop_values = {}
+        for (target, _), item in zip(loops, combination):
+            if not _bind(target, item, loop_values):
+                return []
+        given.append(_constants(values, loop_values))
+    return given
+
+
+def _bind(target, item, loop_values):
+    """Bind a comprehension's loop target (a name or a tuple of names) to one item; False where it does not fit."""
+    if isinstance(target, ast.Name):
+        loop_values[target.id] = item
+        return True
+    if isinstance(target, ast.Tuple) and isinstance(item, (tuple, list)) and len(target.elts) == len(item):
+        return all(_bind(element, value, loop_values) for element, value in zip(target.elts, item))
+    return False
 
 
 def _config_dict(node):
