@@ -67,6 +67,34 @@ def test_a_notebook_is_graded_as_its_check_cell_sees_it_when_run_from_the_top(tm
     assert graded.status == "pass" and not graded.notes, graded.notes
 
 
+def test_a_kernel_a_notebook_writes_with_writefile_and_imports_is_graded_from_the_notebook_alone(tmp_path, grade):
+    """`%%writefile my_add.py` then `from my_add import add_kernel`: the check cell imports the file the cell wrote,
+    and the notebook graded alone (no my_add.py beside it) grades the same kernel, from the cell."""
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%%writefile my_add.py\n" + SOLUTION, "from my_add import add_kernel", "check('vector_add', add_kernel)"])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+    # The notebook's own cells decide: a later cell writing the file again, or appending to it, is what runs.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%%writefile my_add.py\n" + SOLUTION, "%%writefile my_add.py\n" + WRONG_DRAFT,
+        "import my_add\nadd_kernel = my_add.add_kernel"])
+    assert grade(notebook).puzzle("vector_add").status == "fail"
+    header, body = SOLUTION.split("\n\n\n", 1)
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        f"%%writefile parts.py\n{header}\n\n\n", f"%%writefile -a parts.py\n{body}", "from parts import add_kernel"])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+    # Its lines are the cell's: an error in the file names the cell and the line the student sees.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%%writefile my_add.py\n" + SOLUTION.replace("pid = tl", "pid = = tl"), "from my_add import add_kernel"])
+    result = grade(notebook).puzzle("vector_add")
+    line = SOLUTION.splitlines().index(next(l for l in SOLUTION.splitlines() if "pid = tl" in l)) + 2
+    assert result.status == "error" and \
+        f"01_vector_add.ipynb cell 1 (%%writefile my_add.py), line {line}: SyntaxError" in result.diagnostics[0].message
+    # A file named as a module Python finds first (triton.py) is not the one imported.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%%writefile triton.py\nimport os\nos._exit(0)\n", SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+
+
 def test_a_syntax_error_in_another_cell_costs_nothing(tmp_path, grade):
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["def broken(:\n    pass", SOLUTION])
     assert grade(notebook).puzzle("vector_add").status == "pass"

@@ -22,7 +22,7 @@ from pathlib import Path
 from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
-                    read_regular_file, session_sources, UnreadableFile)
+                    read_regular_file, session_sources, UnreadableFile, written_files)
 from .module import (MAIN, ModuleDefinitions, closure, config_constants, constexpr_params, kernel_params,
                      param_defaults, rebuild, skeleton)
 from .rules import stdlib_or_installed
@@ -149,7 +149,7 @@ def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
         if files[0].problem:
             raise SubmissionError(files[0].problem)
         siblings = _siblings([parse_file(read, settings, budget) for read in submission.siblings])
-    modules = [ModuleDefinitions(f, siblings) for f in files if not f.problem]
+    modules = [ModuleDefinitions(f, with_written(f, siblings)) for f in files if not f.problem]
     if puzzle_ids:
         puzzles = [course.puzzle(pid) for pid in puzzle_ids]
     elif submission.is_dir:
@@ -159,7 +159,7 @@ def load_read(submission, course, puzzle_ids=None, settings=DEFAULT):
         puzzles = defined or list(course.puzzles)
     loaded = {}
     for puzzle in puzzles:
-        checked = [_as_checked(puzzle, module, siblings) for module in modules]
+        checked = [_as_checked(puzzle, module, with_written(module.file, siblings)) for module in modules]
         loaded[puzzle.id] = _find_kernel(puzzle, files, [module for module, _ in checked])
         loaded[puzzle.id].notes += [note for module, note in checked if note and module.file.name ==
                                     loaded[puzzle.id].path]
@@ -245,7 +245,8 @@ def load_live(kernel, puzzle, settings=DEFAULT):
     filename = fn.__code__.co_filename
     in_session = shell is not None and not _module_file(filename)
     if in_session:
-        file = SubmissionFile(Path("this notebook"), session_sources(shell, settings))
+        sources = session_sources(shell, settings)
+        file = SubmissionFile(Path("this notebook"), sources, written=written_files(sources, settings))
         folder = Path.cwd()
     else:
         try:
@@ -257,7 +258,7 @@ def load_live(kernel, puzzle, settings=DEFAULT):
         folder = Path(filename).parent
     siblings = _siblings([read_file(p, settings) for p in list_directory(folder, settings) if p.suffix == ".py"
                           and p != Path(filename)])
-    definitions = ModuleDefinitions(file, siblings)
+    definitions = ModuleDefinitions(file, with_written(file, siblings))
     # The puzzle's name, where it holds this function (decorated by calls: kernel = triton.autotune(...)(fn), as the
     # file's loader binds it); else the kernel's own name, or (kernel = triton.jit(fn)) another name whose function
     # it is.
@@ -298,6 +299,12 @@ def _puzzle(course, puzzle_id):
 def _siblings(files):
     """{import name: file} of the .py files a submission's own code may import."""
     return {f.module_name: f for f in files if f.module_name and not stdlib_or_installed(f.module_name)}
+
+
+def with_written(file, siblings):
+    """The files `file` may import: the submission's, and those its own `%%writefile` cells write (which running
+    the notebook leaves in place of a file of the same name)."""
+    return {**siblings, **_siblings(file.written)} if file.written else siblings
 
 
 def _ipython_shell():

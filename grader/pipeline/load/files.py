@@ -12,7 +12,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..results import printable
@@ -21,6 +21,8 @@ SUFFIXES = (".py", ".ipynb")
 # Cell magics whose body runs as ordinary Python in the user's namespace: its definitions count.
 PYTHON_CELL_MAGICS = ("time", "capture")
 MAGIC_NESTING = 4
+# `%%writefile [-a] helpers.py`: a Python file in the notebook's folder, which its later cells may import.
+WRITEFILE = re.compile(r"\s*(?:(-a|--append)\s+)?([\"']?)(?:\./)?([A-Za-z_]\w*\.py)\2\s*")
 # IPython's token transforms (`x = !ls`, `%time f()`, `len?`) read the whole cell again for each such line: a cell
 # of thousands of them kept the grader's own process busy for minutes. This many characters read again at most.
 ESCAPED_LINE = re.compile(r"^(?:\s*[!%?/,;]"  # !ls, %time, ?len, /f x, ,f a b, ;f a b
@@ -37,6 +39,7 @@ class Source:
     problem: str = None  # why it was not parsed
     line_offset: int = 0  # lines before this text in what the student sees (the line of a %%time)
     cell: bool = False  # a notebook cell (its lines are counted from the cell's first)
+    writes: tuple = None  # a `%%writefile helpers.py` cell: (file name, its text, whether it appends)
 
     def where(self, line):
         """'01_vector_add.ipynb cell 3, line 5' or 'vector_add.py line 5' for a line of this source's tree."""
@@ -51,6 +54,8 @@ class SubmissionFile:
     path: Path
     sources: list = field(default_factory=list)
     problem: str = None  # the file could not be read at all
+    # A notebook's `%%writefile helpers.py` cells: the .py files running it writes, which its later cells import
+    written: list = field(default_factory=list)
 
     @property
     def name(self):
@@ -170,7 +175,29 @@ def parse_file(read, settings, budget=None):
                 f"{file.name} from cell {number} on")))
             break
         file.sources.append(parse_source(text, f"{file.name} cell {number}", settings, notebook=True))
+    file.written = written_files(file.sources, settings)
     return file
+
+
+def written_files(sources, settings):
+    """The .py files a notebook's `%%writefile` cells leave behind when it runs from top to bottom (a later cell
+    writing the same file replaces it, `-a` appends to it), each parsed as a file of its own."""
+    texts, cells = {}, {}
+    for source in sources:
+        if source.writes is None:
+            continue
+        name, text, append = source.writes
+        texts[name] = texts.get(name, "") + text if append else text
+        cells[name] = cells.get(name, []) + [source] if append else [source]
+    written = []
+    for name, text in texts.items():
+        if len(cells[name]) == 1:  # its lines are the cell's, after the magic's
+            label, cell, offset = f"{cells[name][0].label} (%%writefile {name})", True, cells[name][0].line_offset + 1
+        else:  # appended by several cells: lines of the file they make
+            label, cell, offset = f"{name} (written by {', '.join(c.label for c in cells[name])})", False, 0
+        written.append(SubmissionFile(Path(name), [replace(parse_source(text, label, settings, line_offset=offset),
+                                                           cell=cell)]))
+    return written
 
 
 class UnreadableFile(Exception):
@@ -298,14 +325,21 @@ def syntax_depth(tree, limit):
 
 
 def _expand_cell_magic(source, settings, nesting):
-    """`%%time` and `%%capture` run their body as Python: parse the body in place of the magic's call."""
+    """`%%time` and `%%capture` run their body as Python: parse the body in place of the magic's call.
+    `%%writefile helpers.py` writes its body to a file: noted, for the notebook's later imports of it."""
     body = source.tree.body
     if len(body) != 1 or not isinstance(body[0], ast.Expr):
         return
     call = body[0].value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"
-            and len(call.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
-            and call.args[0].value in PYTHON_CELL_MAGICS):
+            and len(call.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)):
+        return
+    magic, line, text = (a.value for a in call.args)
+    written = WRITEFILE.fullmatch(line)
+    if magic == "writefile" and written:
+        source.writes = (written.group(3), text, bool(written.group(1)))
+        return
+    if magic not in PYTHON_CELL_MAGICS:
         return
     inner = parse_source(call.args[2].value, source.label, settings, notebook=True, line_offset=source.line_offset + 1,
                          nesting=nesting + 1)
