@@ -63,6 +63,12 @@ def test_each_catalogued_bug_is_caught_with_its_diagnostic(bugs, puzzle_id, path
     assert expected in result.kinds, [(d.kind, d.message) for d in result.diagnostics]
 
 
+def test_a_host_function_called_in_a_kernel_is_told_its_kernels_counterpart(bugs):
+    """Triton's own message asks whether @triton.jit was forgotten: on triton.cdiv it was not."""
+    message = bugs["vector_add--host_cdiv_in_kernel"].diagnostics[0].message
+    assert "triton.cdiv(n_elements, BLOCK_SIZE)" in message and "In a kernel use tl.cdiv" in message
+
+
 def test_only_the_bugs_that_read_their_output_before_storing_it_are_told_so(bugs):
     """A store is not a read: a kernel that only stores wrong values into its output gets no read_before_write
     (every failing output got one when stores were counted as reads). Nor does a read whose value the kernel

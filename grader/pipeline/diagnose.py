@@ -37,6 +37,11 @@ HINTS = (
                                                      "which cannot run PTX: tl.inline_asm_elementwise cannot be "
                                                      "checked here. Write the operation with triton.language "
                                                      "(tl.exp2, tl.math, tl.extra.cuda.libdevice)."),
+    ("Did you forget to add @triton.jit", "A kernel calls triton.language functions and @triton.jit functions "
+                                          "only: a plain Python function (triton.cdiv, triton.next_power_of_2, a "
+                                          "helper without @triton.jit) is host code. In a kernel use tl.cdiv, pass "
+                                          "what the host computes as an argument, or decorate the helper with "
+                                          "@triton.jit."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )
