@@ -33,6 +33,16 @@ def test_a_rejection_inside_a_helper_is_reported_at_the_helpers_line_with_its_me
     assert "Cannot access global variable SCALE" in diagnostic.message
 
 
+def test_a_call_that_breaks_a_noinline_helpers_rules_is_reported_where_the_kernel_calls_it(grade):
+    """Triton names the helper's source with the call's line and column in the kernel."""
+    [diagnostic] = grade(BUGS / "vector_add" / "noinline_helper_given_blocks.py").puzzle("vector_add").diagnostics
+    assert diagnostic.kind == "compile"
+    assert "noinline_helper_given_blocks.py line 21: tl.store(out_ptr + offsets, _add(x, y), mask=mask)\n" in \
+        diagnostic.message
+    assert "marked noinline, but was called with non-scalar argument" in diagnostic.message
+    assert "takes scalars only" in diagnostic.message
+
+
 def test_a_float32_dot_compiles_as_the_gpu_stage_compiles_it_in_ieee_not_tf32():
     """The puzzles' float32 tl.dot is IEEE (interpret.FLOAT32_DOT), which runs on the CUDA cores: compiled with
     Triton's TF32 default, the estimate's registers and shared memory were another kernel's."""

@@ -535,12 +535,27 @@ def describe(error, modules):
     message = re.sub(r" at 0x[0-9a-f]+", "", message)
     location = re.match(r"at (\d+):(\d+):", text)
     if location and getattr(error, "src", None) and modules is not None:
-        for name, module in modules.loaded.items():
-            for value in vars(module).values():
-                fn = python_function(value)
-                if fn is not None and getattr(jit_function(value), "src", None) == error.src:
-                    return message, name, _def_line(fn) + int(location.group(1)) - 1
+        line, column = int(location.group(1)), int(location.group(2))
+        functions = [(name, fn, jit_function(value).src) for name, module in modules.loaded.items()
+                     for value in vars(module).values() for fn in [python_function(value)]
+                     if fn is not None and getattr(jit_function(value), "src", None)]
+        found = next(((name, fn) for name, fn, src in functions if src == error.src and
+                      _holds(src, line, column)), None)
+        # Triton places a call that breaks a noinline helper's rules at the caller's line and column, but names the
+        # helper's source: the caller is the function whose text there is the call.
+        called = re.match(r"Function (\w+) is marked noinline", message)
+        if found is None and called:
+            found = next(((name, fn) for name, fn, src in functions if _holds(src, line, column, called.group(1))),
+                         None)
+        if found is not None:
+            return message, found[0], _def_line(found[1]) + line - 1
     return message, None, None
+
+
+def _holds(src, line, column, text=""):
+    """Whether a function's source has a line `line` (from 1) reaching `column` (from 0), `text` there."""
+    lines = src.splitlines()
+    return 1 <= line <= len(lines) and column <= len(lines[line - 1]) and lines[line - 1][column:].startswith(text)
 
 
 def _ptx_origin(ptx, line, modules):

@@ -42,6 +42,9 @@ HINTS = (
                                           "helper without @triton.jit) is host code. In a kernel use tl.cdiv, pass "
                                           "what the host computes as an argument, or decorate the helper with "
                                           "@triton.jit."),
+    ("is marked noinline, but was called with", "A helper marked noinline=True is compiled as a function of its "
+                                                "own, which takes scalars only: leave noinline out (Triton inlines "
+                                                "helpers) to pass it blocks."),
     ("Cannot call @triton.jit'd outside of the scope of a kernel", "Launch the kernel as kernel[grid](...) and "
                                                                    "call @triton.jit helpers only from kernels."),
 )
