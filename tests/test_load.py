@@ -138,6 +138,20 @@ def test_a_wrong_signature_is_an_error(tmp_path, grade):
         "passes 5" in result.diagnostics[0].message
 
 
+@pytest.mark.parametrize("parameters,named", [("n_elements, *, BLOCK_SIZE", "BLOCK_SIZE"),
+                                              ("n_elements, BLOCK_SIZE, **options", "**options"),
+                                              ("*sizes, BLOCK_SIZE", "*sizes, BLOCK_SIZE")])
+def test_parameters_after_a_star_are_an_error_that_names_them(tmp_path, grade, parameters, named):
+    """Triton 3.9 launches a kernel with keyword-only parameters, 3.6 (the GPU stage's) does not; and what the
+    grader passes by position they cannot take. Named, not counted as missing."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("n_elements, BLOCK_SIZE", parameters))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "error"
+    assert f"add_kernel in vector_add.py has parameters after a `*` ({named}): Triton 3.6" in \
+        result.diagnostics[0].message
+
+
 def test_annotations_triton_reads_are_kept_and_the_others_left_out(tmp_path, course):
     """Python's int, float and bool are Triton's i32, fp32 and i1; a return annotation or torch.Tensor Triton
     ignores: a kernel carrying them is graded (they were refused as host code), and they never run."""

@@ -469,6 +469,9 @@ def _loaded(puzzle, file, binding, notes):
         variant = {name: config[name] for name in tuned}
         if variant != {name: given[0][name] for name in tuned} and variant not in variants:
             variants.append(variant)
+    starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)
+    if starred:
+        return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", starred)])
     problem = signature_problem(puzzle, f"{puzzle.kernel} in {file.name}", params, kernel_closure.heuristics,
                                 defaults | set(tuned))
     if problem and kernel_closure.configs is not None:
@@ -520,6 +523,17 @@ def _loaded(puzzle, file, binding, notes):
         configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems),
         variants=tuple(variants))
     return Loaded("found", source, file.name, notes=notes)
+
+
+def starred_problem(puzzle, what, arguments):
+    """Why a kernel with *args, **kwargs or keyword-only parameters cannot take the puzzle's launch, or None."""
+    starred = [f"*{arguments.vararg.arg}"] if arguments.vararg else []
+    starred += [a.arg for a in arguments.kwonlyargs] + ([f"**{arguments.kwarg.arg}"] if arguments.kwarg else [])
+    if not starred:
+        return None
+    return (f"{what} has parameters after a `*` ({', '.join(starred)}): Triton 3.6 (the GPU stage's) cannot launch "
+            "a kernel with *args, **kwargs or keyword-only parameters, and the grader passes the puzzle's arguments "
+            f"by position. List every parameter by name, before any `*`: @triton.jit def {puzzle.signature()}.")
 
 
 def signature_problem(puzzle, what, params, computed=(), defaults=()):
