@@ -29,7 +29,14 @@ def compare(case, settings=DEFAULT):
         if (changed & ~in_view).any():
             diagnostics.append(_modified(case, buffer, changed & ~in_view, "outside_write",
                                          "was changed outside the view the kernel was given"))
-        if buffer.race is not None:
+        if buffer.race is not None and buffer.race[1] == buffer.race[2]:
+            position, program, _ = buffer.race
+            diagnostics.append(Diagnostic("race", (
+                f"{buffer.name}: two lanes of one tl.store in {_program(case, program)} wrote different values to "
+                f"{_where(buffer, position)}. The interpreter keeps the last lane's value; a GPU keeps any one of "
+                "them. Store each element from one lane only: reduce first (tl.sum, tl.max) and store the result, "
+                "or mask the store to the lane whose value is meant."), case.name, _blamed(case, program)))
+        elif buffer.race is not None:
             position, first, second = buffer.race
             diagnostics.append(Diagnostic("race", (
                 f"{buffer.name}: {_where(buffer, position)} was stored by {_program(case, first)} and again by "

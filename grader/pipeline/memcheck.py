@@ -192,6 +192,33 @@ class MemoryChecker:
         if access == "store":
             buffer.stored_by[positions] = code
 
+    def _lanes_agree(self, pointers, value, mask):
+        """Note, as a race of the program with itself, the first element two active lanes of one store write
+        different values to: the interpreter keeps the last lane's, a GPU either's (a row's running sums all stored
+        to one place, for its total to win)."""
+        region = getattr(pointers, TAG, None)
+        addresses = np.asarray(pointers.data)
+        if region is None or region.buffer.race is not None or addresses.size < 2:
+            return
+        values = np.broadcast_to(np.asarray(value.data), addresses.shape)
+        if mask is not None:
+            active = np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)
+            addresses, values = addresses[active], values[active]
+        addresses, values = addresses.reshape(-1).view(np.int64), values.reshape(-1)
+        order = np.argsort(addresses, kind="stable")
+        addresses, values = addresses[order], values[order]
+        shared = addresses[1:] == addresses[:-1]
+        if not shared.any():
+            return
+        differ = values[1:] != values[:-1]
+        if np.issubdtype(values.dtype, np.floating):
+            differ &= ~(np.isnan(values[1:]) & np.isnan(values[:-1]))
+        clash = np.flatnonzero(shared & differ)
+        if clash.size:
+            positions, _ = region.locate(addresses[clash[:1]], _access_bytes(pointers))
+            code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
+            region.buffer.race = (int(positions[0]), code, code)
+
     def _count_loads(self, region, addresses):
         """Count a wholly masked-off load toward the region's load budget: its lanes on the tensor's elements
         once per program, as loaded ones are; every other lane (past the end, in another tensor) each time."""
@@ -264,6 +291,8 @@ class MemoryChecker:
 
         def checked_store(pointers, value, mask, *rest, **kwargs):
             self.check(pointers, mask, "store")
+            if self.tags_pointers:
+                self._lanes_agree(pointers, value, mask)
             return store(pointers, value, mask, *rest, **kwargs)
 
         def checked_rmw(op, pointers, value, mask, *rest, **kwargs):
