@@ -65,6 +65,7 @@ class CaseSpec:
     group: str = "all"  # the group of cases whose points it shares (partial credit)
     hidden: bool = False  # made at grading time from the instructor's seed; never shown to students
     contiguous: tuple = ()  # strided tensors kept contiguous in this case's layout (each stride its own tensor's)
+    inputs_of: int = None  # the index of the case whose inputs it has (a case again at other blocks), or None
 
     def describe(self):
         if self.hidden:
@@ -572,6 +573,58 @@ def guessable_seed(seed):
         return (f"the hidden seed {seed} is small enough to guess: a student with the grader can make the hidden "
                 f"cases of every seed under {GUESSABLE_SEEDS:,}; use a random one, such as {new_hidden_seed()}")
     return None
+
+
+# "large matrices (blocks BLOCK_M=128, BLOCK_N=256)": a public case again at a tuning configuration's blocks
+CONFIGURATION_CASE = re.compile(r"(?P<base>.*) \(blocks (?P<blocks>\w+=\d+(?:, \w+=\d+)*)\)")
+CONFIGURED_BLOCK_MAX = 2 ** 16
+CONFIGURED_TILE_ELEMENTS = 2 ** 22  # the most elements the blocks of one configuration case multiply to
+
+
+def with_configuration_cases(puzzle, configured_blocks=(), tuned=False):
+    """The puzzle with its public case of the largest output again at the blocks the GPU stage may launch the
+    kernel with: the benchmark's default configuration's and each of `configured_blocks` ({block: value}, a
+    submission's tuning configurations', in the course's names, each completed with the default's as the GPU
+    stage completes it). `tuned`: the kernel has tuning configurations, so the GPU stage launches those alone,
+    not the default. A kernel right at the cases' blocks and wrong at those (a tile size the cases never use, a
+    shortcut taken only there) fails here, not only on a GPU that times it. Given the cases it added, it adds
+    nothing more.
+
+    A block that holds a whole size (`launch.fits`) keeps the case's own value; blocks that are not powers of 2,
+    or too large to interpret, are not run (the GPU stage refuses them, or its compiler does)."""
+    public = [index for index, spec in enumerate(puzzle.cases) if not spec.hidden and spec.layout != "split"]
+    if puzzle.benchmark is None or not public:
+        return puzzle
+    outputs = [tensor for tensor in puzzle.tensors if tensor.role == "output"]
+    # The case with the largest output: the most programs at large blocks (the longest loop would cost the most)
+    base_index = max(public, key=lambda i: sum(math.prod(t.shape_at(puzzle.cases[i].symbols)) for t in outputs))
+    base = puzzle.cases[base_index]
+    held = set((puzzle.fits or {}).values())
+    default = {block: int(expression(dict(base.symbols))) for block, expression in puzzle.benchmark.config.items()
+               if block in puzzle.blocks}
+    # The base's blocks, and those it already runs again at (the puzzle may have been given configurations before)
+    added, seen = [], {tuple(spec.symbols[b] for b in puzzle.blocks) for index, spec in enumerate(puzzle.cases)
+                       if index == base_index or spec.inputs_of == base_index}
+    for blocks in [*([] if tuned else [{}]), *configured_blocks]:
+        symbols = dict(base.symbols) | {b: v for b, v in (default | blocks).items() if b in puzzle.blocks and
+                                        b not in held}
+        values = [symbols[b] for b in puzzle.blocks]
+        key = tuple(values)
+        if key in seen or not all(type(v) is int and 0 < v <= CONFIGURED_BLOCK_MAX and not v & (v - 1)
+                                  for v in values) or math.prod(values) > CONFIGURED_TILE_ELEMENTS:
+            continue
+        seen.add(key)
+        shown = ", ".join(f"{b}={symbols[b]}" for b in puzzle.blocks)
+        added.append(CaseSpec(f"{base.name} (blocks {shown})", symbols, base.dtype, base.layout, base.order,
+                              base.split, base.inputs, base.group, contiguous=base.contiguous, inputs_of=base_index))
+    from dataclasses import replace
+    return replace(puzzle, cases=puzzle.cases + tuple(added)) if added else puzzle
+
+
+def configuration_case_base(name):
+    """The name of the public case a configuration case runs again, or None for any other name."""
+    found = CONFIGURATION_CASE.fullmatch(name)
+    return found.group("base") if found else None
 
 
 def with_hidden_cases(puzzle, seed):

@@ -125,3 +125,32 @@ def test_positions_map_view_elements_to_the_parent(course):
     assert torch.equal(x.parent[positions.reshape(-1)], view.reshape(-1))
     assert np.array_equal(x.view_positions(), np.arange(x.parent.numel()))
     assert x.locate(int(positions[3, 5])) == (0, (3, 5))
+
+
+def test_the_largest_case_runs_again_at_each_block_size_the_gpu_stage_may_launch(course):
+    """The benchmark's default blocks and each tuning configuration's, once each, on the public case of the largest
+    output, with its tensors; blocks that are not powers of 2 or too large to interpret are left out."""
+    from grader.course import configuration_case_base, with_configuration_cases
+    matmul = course.puzzle("matmul")
+    configured = with_configuration_cases(matmul, (
+        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+        {"BLOCK_M": 100}, {"BLOCK_M": 2 ** 17}, {"BLOCK_M": 1024, "BLOCK_N": 1024, "BLOCK_K": 1024}, {"BLOCK_M": 32}))
+    added = configured.cases[len(matmul.cases):]
+    base = max((s for s in matmul.cases), key=lambda s: s.symbols["M"] * s.symbols["N"])
+    # The default launch's blocks first; a configuration's missing blocks are the default's, as the GPU stage's.
+    assert [s.name for s in added] == [f"{base.name} (blocks BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)",
+                                       f"{base.name} (blocks BLOCK_M=128, BLOCK_N=256, BLOCK_K=64)",
+                                       f"{base.name} (blocks BLOCK_M=32, BLOCK_N=128, BLOCK_K=64)"]
+    # A kernel with tuning configurations is launched at those alone.
+    tuned = with_configuration_cases(matmul, ({"BLOCK_M": 32},), tuned=True)
+    assert [s.name for s in tuned.cases[len(matmul.cases):]] == [f"{base.name} (blocks BLOCK_M=32, BLOCK_N=128, "
+                                                                  "BLOCK_K=64)"]
+    assert all(configuration_case_base(s.name) == base.name for s in added)
+    assert configuration_case_base(base.name) is None
+    again = make_case(configured, len(matmul.cases) + 1)
+    original = make_case(matmul, matmul.cases.index(base))
+    assert torch.equal(again.buffers["a"].parent, original.buffers["a"].parent), "the base case's inputs"
+    assert again.launches[0].grid[:2] == (-(-base.symbols["M"] // 128), -(-base.symbols["N"] // 256))
+    # A block that holds a whole size keeps the case's own: a softmax row still fits its block.
+    softmax = course.puzzle("softmax")
+    assert with_configuration_cases(softmax, ({"BLOCK_N": 16},)).cases == softmax.cases

@@ -117,6 +117,9 @@ def test_case_gives_the_tensors_the_check_made(course):
     assert not split[0].is_contiguous() or split[0].storage_offset() > 0, "a split launch's own view"
     with pytest.raises(ValueError, match="vector_add has no case 'nope'; its cases are: 'ragged tail'"):
         case("vector_add", "nope")
+    # A case run again at a tuning configuration's blocks has the tensors of the case it repeats.
+    a, _, _ = case("matmul", "many tiles in a shuffled order (blocks BLOCK_M=128, BLOCK_N=256, BLOCK_K=64)")
+    assert torch.equal(a, case("matmul", "many tiles in a shuffled order")[0])
 
 
 def test_a_breakpoint_left_in_a_kernel_fails_the_check_with_why(course, grade, tmp_path):

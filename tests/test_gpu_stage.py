@@ -18,7 +18,7 @@ from grader.pipeline.load import load_submission
 from grader.pipeline.sandbox import sandbox_kind
 from grader.pipeline.worker import KernelModules
 
-from conftest import ROOT
+from conftest import BUGS, ROOT
 
 needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run through the device)")
 
@@ -359,6 +359,22 @@ def test_a_kernel_too_large_for_the_gpu_fails_with_the_gpus_reason(course, tmp_p
     assert puzzle["status"] == "fail", puzzle
     assert "out of resource" in puzzle["reason"].lower() or "the GPU compiler rejects" in puzzle["reason"], puzzle
     assert "crash" not in puzzle["reason"] and "Traceback" not in puzzle["reason"]
+
+
+@needs_gpu
+@pytest.mark.parametrize("configs", ["LITERAL", "COMPUTED"])
+def test_a_kernel_wrong_only_at_its_configurations_blocks_fails_on_the_gpu_before_it_is_timed(course, tmp_path,
+                                                                                                configs):
+    """Right at every case's blocks, a shortcut at the tiles it is timed at: verified at those tiles on the GPU
+    too, whether the load stage reads the configurations (written out) or only the compile sandbox (computed)."""
+    shortcut = (BUGS / "matmul" / "shortcut_at_large_tiles.py").read_text()
+    path = tmp_path / "matmul.py"
+    path.write_text(shortcut.replace("@triton.autotune(configs=[", "LITERAL = [").replace(
+        'num_stages=4)],\n                 key=["M", "N", "K"])\n',
+        "num_stages=4)]\nCOMPUTED = LITERAL if len(LITERAL) else []\n\n\n"
+        f'@triton.autotune(configs={configs}, key=["M", "N", "K"])\n'))
+    (puzzle,) = bench_submission(course, path, ["matmul"])["puzzles"]
+    assert puzzle["status"] == "fail" and "(blocks BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)" in puzzle["reason"], puzzle
 
 
 CHEATS = {

@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 from . import compiled
+from ..course import with_configuration_cases
 from ..pipeline.configs import validate_configs
 from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
@@ -139,15 +140,24 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
     """({key: {"status", "reason" or "timings"}}, the device) for {key: (puzzle, KernelSource)} run on this
     machine's GPU: compiled in the sandbox (`workers` at once), verified on every case of the puzzle, and timed
     at its benchmark's sizes when `timed` and it has a benchmark."""
+    # Verified at the blocks it is timed at too, as the CPU check does.
+    entries = {key: (with_configuration_cases(puzzle, source.configured_blocks, source.configs is not None), source)
+               for key, (puzzle, source) in entries.items()}
     ids = {key: f"job{index}" for index, key in enumerate(entries)}
-    payloads = {key: [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
-                for key, (puzzle, _) in entries.items()}
-    jobs = {key: compile_job(puzzle, source, payloads[key], timed=timed, job_id=ids[key])
-            for key, (puzzle, source) in entries.items()}
     verdicts, device = {}, None
     with tempfile.TemporaryDirectory(prefix="triton-course-gpu-") as scratch:
-        compiled_jobs = compile_in_sandbox(course, jobs, gpu_target(), replace(settings, puzzle_timeout_s=900),
-                                           scratch, workers) if jobs else {}
+        payloads, jobs, compiled_jobs = _compiled(course, entries, ids, timed, settings, scratch, workers)
+        if timed:
+            # Configurations computed by code the load stage does not run are known only now: a kernel is verified
+            # at every block size it is timed at, so those it adds are compiled and verified too.
+            tuned = {key: (with_configuration_cases(puzzle, _configured(puzzle, source, compiled_jobs[key]), True),
+                           source) for key, (puzzle, source) in entries.items()}
+            again = {key: entry for key, entry in tuned.items() if entry[0] is not entries[key][0]}
+            if again:
+                entries.update(again)
+                more = _compiled(course, again, ids, timed, settings, Path(scratch) / "again", workers)
+                for found, added in zip((payloads, jobs, compiled_jobs), more):
+                    found.update(added)
         timing_jobs = {}
         for key, (puzzle, source) in entries.items():
             verdict = _compile_verdict(puzzle, source, compiled_jobs[key], payloads[key], jobs[key]["timed"])
@@ -182,6 +192,26 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
             except MalformedResult as error:
                 verdicts[key] = {"status": "error", "reason": f"the timing process's result is malformed: {error}"}
     return verdicts, device
+
+
+def _compiled(course, entries, ids, timed, settings, scratch, workers):
+    """(verification payloads, compile jobs, their outcomes) of {key: (puzzle, KernelSource)}."""
+    payloads = {key: [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
+                for key, (puzzle, _) in entries.items()}
+    jobs = {key: compile_job(puzzle, source, payloads[key], timed=timed, job_id=ids[key])
+            for key, (puzzle, source) in entries.items()}
+    Path(scratch).mkdir(exist_ok=True)
+    compiled_jobs = compile_in_sandbox(course, jobs, gpu_target(), replace(settings, puzzle_timeout_s=900),
+                                       scratch, workers) if jobs else {}
+    return payloads, jobs, compiled_jobs
+
+
+def _configured(puzzle, source, outcome):
+    """The blocks of each valid configuration the compile sandbox read ({block: value}, the course's names)."""
+    if not isinstance(outcome, dict):
+        return []
+    valid, problems = validate_configs(puzzle, outcome.get("configs"), source.params)
+    return [] if problems else [config["kwargs"] for config in valid]
 
 
 def _compile_verdict(puzzle, source, outcome, payload, timed):

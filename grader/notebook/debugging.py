@@ -9,7 +9,7 @@ import bdb
 import sys
 from contextlib import contextmanager
 
-from ..course import load_course
+from ..course import configuration_case_base, load_course
 
 
 def run(kernel, grid, *args, programs=None, zero_undefined=False, **kwargs):
@@ -109,6 +109,8 @@ def case(puzzle_id, name, launch=0, seed=0, course=None):
         index = name
     elif name in names:
         index = names.index(name)
+    elif configuration_case_base(name) in names:  # a case again at a configuration's blocks: the same tensors
+        index = names.index(configuration_case_base(name))
     else:
         raise ValueError(f"{puzzle_id} has no case {name!r}; its cases are: {', '.join(map(repr, names))}")
     made = make_case(puzzle, index, seed)

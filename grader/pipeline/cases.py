@@ -152,7 +152,7 @@ def make_cases(puzzle, seed=0):
 
 def make_case(puzzle, index, seed=0):
     spec = puzzle.cases[index]
-    case_seed = zlib.crc32(f"{puzzle.id}/{index}/{seed}".encode())
+    case_seed = zlib.crc32(f"{puzzle.id}/{index if spec.inputs_of is None else spec.inputs_of}/{seed}".encode())
     case = Case(puzzle, spec, index, case_seed)
     generator = torch.Generator().manual_seed(case_seed)
     dtype = DTYPES[spec.dtype]

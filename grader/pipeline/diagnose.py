@@ -2,7 +2,7 @@
 launch a failing one again to step through it."""
 import re
 
-from ..course import LAYOUTS
+from ..course import LAYOUTS, configuration_case_base
 from .load.rules import BLOCK_POINTERS_GONE
 from .memcheck import program_name
 from .results import Diagnostic
@@ -68,7 +68,20 @@ def diagnose(puzzle, case_results, params=None):
                 seen.add(diagnostic.kind)
                 diagnostics.append(diagnostic)
     diagnostics += _stride_pattern(puzzle, case_results, dict(zip(puzzle.params, params or puzzle.params)))
+    diagnostics += _configuration_pattern(puzzle, case_results)
     return diagnostics
+
+
+def _configuration_pattern(puzzle, case_results):
+    """Every case passes at its own blocks, and a case again at blocks the GPU stage launches with fails."""
+    failed = [spec.name for spec, r in zip(puzzle.cases, case_results) if r.status != "pass"]
+    if not failed or not all(configuration_case_base(name) for name in failed):
+        return []
+    return [Diagnostic("configuration_blocks", (
+        "Every case passes at the blocks it chooses, and fails again at the blocks named in its name: those of the "
+        "kernel's tuning configurations or of the benchmark's default launch, which the GPU stage compiles, times "
+        "and ranks. A kernel must be right at every block size it accepts: look for what changes with the blocks "
+        "(a loop bound, a branch on a block size, a tile larger than the data)."))]
 
 
 def _stride_pattern(puzzle, case_results, names):

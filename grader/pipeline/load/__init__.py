@@ -52,6 +52,9 @@ class KernelSource:
     # {parameter: value} of the kernel's own parameters as each tuning configuration after the first gives them,
     # where they differ from the first's (the rebuilt kernel's defaults): the cases run again with each
     variants: tuple = ()
+    # {block: value} of the puzzle's blocks as each tuning configuration written out gives them, in the course's
+    # names: the GPU stage may launch any (course.with_configuration_cases)
+    configured_blocks: tuple = ()
 
     @property
     def module(self):
@@ -521,8 +524,19 @@ def _loaded(puzzle, file, binding, notes):
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
         configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems),
-        variants=tuple(variants))
+        variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given))
     return Loaded("found", source, file.name, notes=notes)
+
+
+def _configured_blocks(puzzle, params, given):
+    """{block: value} in the course's names of each distinct set of the puzzle's blocks the configurations give."""
+    course_name = dict(zip(params, puzzle.params))
+    configured = []
+    for config in given:
+        blocks = {course_name[name]: value for name, value in config.items() if course_name.get(name) in puzzle.blocks}
+        if blocks and blocks not in configured:
+            configured.append(blocks)
+    return tuple(configured)
 
 
 def starred_problem(puzzle, what, arguments):
