@@ -97,6 +97,15 @@ def grade_files(course, files, settings=DEFAULT, hidden_seed=None):
             **early}
 
 
+def graded_cases(course, puzzle_id, path):
+    """The cases grading the kernel of `path` runs: the puzzle's, and its largest again at each block size the GPU
+    stage may launch that kernel with (course.with_configuration_cases)."""
+    from grader.course import with_configuration_cases
+    source = load_submission(path, course, [puzzle_id])[puzzle_id].source
+    return with_configuration_cases(course.puzzle(puzzle_id), source.configured_blocks,
+                                    source.configs is not None).cases
+
+
 def catalogued_bugs():
     """(puzzle id, bug file, expected diagnostic kind) for every bug in tests/bugs."""
     bugs = []
