@@ -170,5 +170,8 @@ def loads_its_block_twice_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     again = tl.load(src_ptr + offsets, mask=offsets < n)  # the same elements again (a second sweep)
     broadcast = tl.load(src_ptr + offsets * 0)  # element 0 on every lane
     skipped = tl.load(src_ptr + offsets + BLOCK, mask=offsets < 0, other=0.0)  # every lane masked off
-    tl.store(dst_ptr + offsets, first + again + broadcast + skipped, mask=offsets < n)
+    looped = tl.zeros([BLOCK], tl.float32)
+    for _ in range(2):  # the second iteration loads again what the same load has
+        looped += tl.load(src_ptr + offsets, mask=offsets < n)
+    tl.store(dst_ptr + offsets, first + again + broadcast + skipped + looped, mask=offsets < n)
 

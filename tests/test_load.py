@@ -89,6 +89,13 @@ def test_a_kernel_a_notebook_writes_with_writefile_and_imports_is_graded_from_th
     line = SOLUTION.splitlines().index(next(l for l in SOLUTION.splitlines() if "pid = tl" in l)) + 2
     assert result.status == "error" and \
         f"01_vector_add.ipynb cell 1 (%%writefile my_add.py), line {line}: SyntaxError" in result.diagnostics[0].message
+    # Python keeps what its first import read: a file written again after it, or only after it, is not the kernel.
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "%%writefile my_add.py\n" + SOLUTION, "from my_add import add_kernel", "%%writefile my_add.py\n" + WRONG_DRAFT])
+    assert grade(notebook).puzzle("vector_add").status == "pass"
+    notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
+        "from my_add import add_kernel", "%%writefile my_add.py\n" + SOLUTION])
+    assert grade(notebook).puzzle("vector_add").status == "error"
     # A file named as a module Python finds first (triton.py) is not the one imported.
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", [
         "%%writefile triton.py\nimport os\nos._exit(0)\n", SOLUTION])

@@ -191,10 +191,12 @@ def test_pointers_split_from_pairs_keep_their_tensor():
 
 
 def test_a_load_budget_counts_each_element_once_a_program_and_masked_off_loads_whole():
-    """Program 0 loads elements 0..3 (twice), 0 again, and masks off its whole load of 4..7: 8. Program 1 loads
-    4..7 (twice), 0, and masks off its load of 8..11, past the end: 9. A second sweep over the same tiles is not
-    more traffic to budget; a load whose every lane is masked off still runs."""
+    """Program 0 loads elements 0..3 (twice, at two lines), 0 again, masks off its whole load of 4..7, then loads
+    0..3 twice more in a loop: 4 + 4 + 4 (the loop's second load of what it has). Program 1 loads 4..7 (twice), 0,
+    masks off its load of 8..11, past the end, and loops: 4 + 1 + 4 + 4. A second sweep over the same tiles
+    elsewhere in the kernel is not more traffic to budget; a load that loads again what it has (a clamped address),
+    or whose every lane is masked off, still runs."""
     src, dst = torch.arange(8.0), torch.zeros(8)
     b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
     run(kernels.loads_its_block_twice_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 8, 4], [2])
-    assert b_src.loads == 8 + 9
+    assert b_src.loads == 12 + 13

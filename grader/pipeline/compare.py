@@ -57,7 +57,8 @@ def compare(case, settings=DEFAULT):
         budget, loads = expression(dict(case.spec.symbols)), case.buffers[name].loads
         if loads > budget:
             diagnostics.append(Diagnostic("excess_loads", (
-                f"{name}: the programs loaded {loads} elements of it (each element counted once a program), but "
+                f"{name}: the programs loaded {loads} elements of it (each once a program, and again where the "
+                f"same load loads it again), but "
                 f"a kernel that skips what it does not need loads at most {budget:.0f} here "
                 f"({case.puzzle.load_budget[name].source}). Right values are not enough: do not load blocks whose "
                 "every lane is masked out, or that no row of the program needs."), case.name))

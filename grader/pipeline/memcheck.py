@@ -7,13 +7,18 @@ and refuses an access before the copy happens. Pointers are tagged with the argu
 another argument is still reported against the right tensor. A view with gaps (a split column, x[:, ::2])
 allows exactly its own elements, not the span between its first and last.
 """
+import os
+import sys
 from contextlib import contextmanager
 
 import numpy as np
+import triton
 from triton.runtime import interpreter
 
 from ..settings import DEFAULT
 
+# Where Triton's and the grader's own frames come from: a load's site is the kernel's lines that issued it.
+LIBRARIES = (os.path.dirname(triton.__file__), os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TAG = "_grader_region"
 WHY = "_grader_why"  # says (when called) why a block pointer's or descriptor's access left its tensor
 MIXED = "_grader_regions"  # the regions a pointer mixing several arguments' (tl.where between them) may point into
@@ -49,15 +54,31 @@ class OutOfBounds(Exception):
                 f"at element offsets {shown} from {self.region.param}. {self.reason}")
 
 
-def _newly_loaded(buffer, positions, code):
-    """How many distinct elements at `positions` the program `code` had not loaded yet; marks them loaded. The
-    interpreter runs one program after another, so an element last counted by `code` was counted by this program."""
+def _newly_loaded(buffer, positions, code, site):
+    """How many of the elements at `positions` count toward the budget of a load by program `code` at `site`:
+    each distinct element the program had not loaded yet, and each it loads again at the same site; marks them.
+    The interpreter runs one program after another: an element last marked by `code` was marked by this program."""
+    at_site = buffer.loaded_at.get(site)
+    if at_site is None:
+        at_site = buffer.loaded_at[site] = np.full(buffer.counted_by.size, -1, dtype=np.int64)
+    again = int(np.count_nonzero(at_site[positions] == code))
+    at_site[positions] = code
     fresh = positions[buffer.counted_by[positions] != code]
     # A position repeated within one load keeps one of its indices: the count of kept indices is the distinct count.
     buffer.counted_by[fresh] = -2 - np.arange(fresh.size)
     distinct = int(np.count_nonzero(buffer.counted_by[fresh] == -2 - np.arange(fresh.size)))
     buffer.counted_by[fresh] = code
-    return distinct
+    return distinct + again
+
+
+def _load_site():
+    """The kernel's lines (outside Triton and the grader) that issued the access now running, outermost last."""
+    frame, lines = sys._getframe(1), []
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(LIBRARIES):
+            lines.append((frame.f_code.co_filename, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(lines)
 
 
 def _format_offset(offset):
@@ -179,7 +200,7 @@ class MemoryChecker:
         if buffer.crossed is None and access == "atomic":
             self._crossing(buffer, positions, code)
         if access == "load":
-            buffer.loads += _newly_loaded(buffer, positions, code)
+            buffer.loads += _newly_loaded(buffer, positions, code, _load_site())
             buffer.readers[positions] = code
             return
         writers = buffer.writers
@@ -226,7 +247,8 @@ class MemoryChecker:
         positions = offsets // region.itemsize
         on_elements = (offsets % region.itemsize == 0) & (positions >= 0) & (positions < region.storage_numel)
         code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
-        region.buffer.loads += int((~on_elements).sum()) + _newly_loaded(region.buffer, positions[on_elements], code)
+        region.buffer.loads += int((~on_elements).sum()) + _newly_loaded(region.buffer, positions[on_elements], code,
+                                                                         _load_site())
 
     def _crossing(self, buffer, positions, code):
         """Note the first element one program of this launch updates with an atomic over another's plain store: the

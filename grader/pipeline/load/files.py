@@ -22,6 +22,8 @@ SUFFIXES = (".py", ".ipynb")
 PYTHON_CELL_MAGICS = ("time", "capture")
 MAGIC_NESTING = 4
 # `%%writefile [-a] helpers.py`: a Python file in the notebook's folder, which its later cells may import.
+# `%run helpers.py`: the module's file, as load/module.py reads it
+RUN_FILE = re.compile(r"\s*(?:-\w+\s+)*([\"']?)(?:\./)?(\w+)\.py\1\s*")
 WRITEFILE = re.compile(r"\s*(?:(-a|--append)\s+)?([\"']?)(?:\./)?([A-Za-z_]\w*\.py)\2\s*")
 # IPython's token transforms (`x = !ls`, `%time f()`, `len?`) read the whole cell again for each such line: a cell
 # of thousands of them kept the grader's own process busy for minutes. This many characters read again at most.
@@ -180,24 +182,43 @@ def parse_file(read, settings, budget=None):
 
 
 def written_files(sources, settings):
-    """The .py files a notebook's `%%writefile` cells leave behind when it runs from top to bottom (a later cell
-    writing the same file replaces it, `-a` appends to it), each parsed as a file of its own."""
-    texts, cells = {}, {}
+    """The .py files a notebook's `%%writefile` cells have written when its cells first import them, run from top to
+    bottom (a later cell writing the same file replaces it, `-a` appends to it; Python keeps the module its first
+    import read), each parsed as a file of its own. A file no cell imports after writing it is left out."""
+    texts, cells, written = {}, {}, {}
     for source in sources:
-        if source.writes is None:
-            continue
-        name, text, append = source.writes
-        texts[name] = texts.get(name, "") + text if append else text
-        cells[name] = cells.get(name, []) + [source] if append else [source]
-    written = []
-    for name, text in texts.items():
-        if len(cells[name]) == 1:  # its lines are the cell's, after the magic's
-            label, cell, offset = f"{cells[name][0].label} (%%writefile {name})", True, cells[name][0].line_offset + 1
-        else:  # appended by several cells: lines of the file they make
-            label, cell, offset = f"{name} (written by {', '.join(c.label for c in cells[name])})", False, 0
-        written.append(SubmissionFile(Path(name), [replace(parse_source(text, label, settings, line_offset=offset),
-                                                           cell=cell)]))
-    return written
+        for name in _imported_files(source):
+            if name in texts and name not in written:
+                written[name] = _written_file(name, texts[name], cells[name], settings)
+        if source.writes is not None:
+            name, text, append = source.writes
+            texts[name] = texts.get(name, "") + text if append else text
+            cells[name] = cells.get(name, []) + [source] if append else [source]
+    return list(written.values())
+
+
+def _imported_files(source):
+    """The file names (helpers.py) of the modules a source imports or %runs."""
+    names = set()
+    for node in ast.walk(source.tree) if source.tree is not None else ():
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level in (0, 1):
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "run_line_magic" and \
+                len(node.args) == 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args) \
+                and node.args[0].value == "run":
+            ran = RUN_FILE.fullmatch(node.args[1].value)
+            names.update([ran.group(2)] if ran else [])
+    return {f"{name}.py" for name in names}
+
+
+def _written_file(name, text, cells, settings):
+    if len(cells) == 1:  # its lines are the cell's, after the magic's
+        label, cell, offset = f"{cells[0].label} (%%writefile {name})", True, cells[0].line_offset + 1
+    else:  # appended by several cells: lines of the file they make
+        label, cell, offset = f"{name} (written by {', '.join(c.label for c in cells)})", False, 0
+    return SubmissionFile(Path(name), [replace(parse_source(text, label, settings, line_offset=offset), cell=cell)])
 
 
 class UnreadableFile(Exception):

@@ -18,12 +18,12 @@ import copy
 import io
 import itertools
 import math
-import re
 import tokenize
 from dataclasses import dataclass, field
 
 import triton
 
+from .files import RUN_FILE
 from .rules import (Checker, Known, Problem, has_docstring, import_known, is_skeleton, resolve_decorator,
                     static_attribute)
 
@@ -329,7 +329,7 @@ def _run_magic_of_sibling(statement, siblings):
             all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args) and
             call.args[0].value == "run"):
         return None
-    file = re.fullmatch(r"\s*(?:-\w+\s+)*([\"']?)(?:\./)?(\w+)\.py\1\s*", call.args[1].value)
+    file = RUN_FILE.fullmatch(call.args[1].value)
     return file.group(2) if file and file.group(2) in siblings else None
 
 
