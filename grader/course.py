@@ -579,14 +579,17 @@ def guessable_seed(seed):
 CONFIGURATION_CASE = re.compile(r"(?P<base>.*) \(blocks (?P<blocks>\w+=\d+(?:, \w+=\d+)*)\)")
 CONFIGURED_BLOCK_MAX = 2 ** 16
 CONFIGURED_TILE_ELEMENTS = 2 ** 22  # the most elements the blocks of one configuration case multiply to
+# The most configuration cases a check on the CPU runs (Triton's tutorials tune over eight to a few dozen): the GPU
+# stage verifies every configuration it times.
+CONFIGURATION_CASES_CHECKED = 16
 
 
-def with_configuration_cases(puzzle, configured_blocks=(), tuned=False):
+def with_configuration_cases(puzzle, configured_blocks=(), tuned=False, limit=None):
     """The puzzle with its public case of the largest output again at the blocks the GPU stage may launch the
     kernel with: the benchmark's default configuration's and each of `configured_blocks` ({block: value}, a
     submission's tuning configurations', in the course's names, each completed with the default's as the GPU
     stage completes it). `tuned`: the kernel has tuning configurations, so the GPU stage launches those alone,
-    not the default. A kernel right at the cases' blocks and wrong at those (a tile size the cases never use, a
+    not the default. `limit`: the most cases added (the first configurations'). A kernel right at the cases' blocks and wrong at those (a tile size the cases never use, a
     shortcut taken only there) fails here, not only on a GPU that times it. Given the cases it added, it adds
     nothing more.
 
@@ -610,6 +613,8 @@ def with_configuration_cases(puzzle, configured_blocks=(), tuned=False):
                                         b not in held}
         values = [symbols[b] for b in puzzle.blocks]
         key = tuple(values)
+        if len(added) == limit:
+            break
         if key in seen or not all(type(v) is int and 0 < v <= CONFIGURED_BLOCK_MAX and not v & (v - 1)
                                   for v in values) or math.prod(values) > CONFIGURED_TILE_ELEMENTS:
             continue

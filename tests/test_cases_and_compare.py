@@ -141,6 +141,8 @@ def test_the_largest_case_runs_again_at_each_block_size_the_gpu_stage_may_launch
     assert [s.name for s in added] == [f"{base.name} (blocks BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)",
                                        f"{base.name} (blocks BLOCK_M=128, BLOCK_N=256, BLOCK_K=64)",
                                        f"{base.name} (blocks BLOCK_M=32, BLOCK_N=128, BLOCK_K=64)"]
+    assert len(with_configuration_cases(matmul, ({"BLOCK_M": 2 ** i} for i in range(4, 11)), limit=3).cases) == \
+        len(matmul.cases) + 3
     # A kernel with tuning configurations is launched at those alone.
     tuned = with_configuration_cases(matmul, ({"BLOCK_M": 32},), tuned=True)
     assert [s.name for s in tuned.cases[len(matmul.cases):]] == [f"{base.name} (blocks BLOCK_M=32, BLOCK_N=128, "
