@@ -589,9 +589,9 @@ def with_configuration_cases(puzzle, configured_blocks=(), tuned=False, limit=No
     kernel with: the benchmark's default configuration's and each of `configured_blocks` ({block: value}, a
     submission's tuning configurations', in the course's names, each completed with the default's as the GPU
     stage completes it). `tuned`: the kernel has tuning configurations, so the GPU stage launches those alone,
-    not the default. `limit`: the most cases added (the first configurations'). A kernel right at the cases' blocks and wrong at those (a tile size the cases never use, a
-    shortcut taken only there) fails here, not only on a GPU that times it. Given the cases it added, it adds
-    nothing more.
+    not the default. `limit`: the most cases added (the first configurations'). A kernel right at the cases'
+    blocks and wrong at those (a tile size the cases never use, a shortcut taken only there) fails here, not only
+    on a GPU that times it. Given the cases it added, it adds nothing more.
 
     A block that holds a whole size (`launch.fits`) keeps the case's own value; blocks that are not powers of 2,
     or too large to interpret, are not run (the GPU stage refuses them, or its compiler does)."""
@@ -609,12 +609,12 @@ def with_configuration_cases(puzzle, configured_blocks=(), tuned=False, limit=No
     added, seen = [], {tuple(spec.symbols[b] for b in puzzle.blocks) for index, spec in enumerate(puzzle.cases)
                        if index == base_index or spec.inputs_of == base_index}
     for blocks in [*([] if tuned else [{}]), *configured_blocks]:
+        if len(added) == limit:
+            break
         symbols = dict(base.symbols) | {b: v for b, v in (default | blocks).items() if b in puzzle.blocks and
                                         b not in held}
         values = [symbols[b] for b in puzzle.blocks]
         key = tuple(values)
-        if len(added) == limit:
-            break
         if key in seen or not all(type(v) is int and 0 < v <= CONFIGURED_BLOCK_MAX and not v & (v - 1)
                                   for v in values) or math.prod(values) > CONFIGURED_TILE_ELEMENTS:
             continue

@@ -100,10 +100,9 @@ def grade_files(course, files, settings=DEFAULT, hidden_seed=None):
 def graded_cases(course, puzzle_id, path):
     """The cases grading the kernel of `path` runs: the puzzle's, and its largest again at each block size the GPU
     stage may launch that kernel with (course.with_configuration_cases)."""
-    from grader.course import CONFIGURATION_CASES_CHECKED, with_configuration_cases
+    from grader.course import CONFIGURATION_CASES_CHECKED
     source = load_submission(path, course, [puzzle_id])[puzzle_id].source
-    return with_configuration_cases(course.puzzle(puzzle_id), source.configured_blocks, source.configs is not None,
-                                    CONFIGURATION_CASES_CHECKED).cases
+    return source.with_configuration_cases(course.puzzle(puzzle_id), CONFIGURATION_CASES_CHECKED).cases
 
 
 def catalogued_bugs():

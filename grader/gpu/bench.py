@@ -141,8 +141,7 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
     machine's GPU: compiled in the sandbox (`workers` at once), verified on every case of the puzzle, and timed
     at its benchmark's sizes when `timed` and it has a benchmark."""
     # Verified at the blocks it is timed at too, as the CPU check does.
-    entries = {key: (with_configuration_cases(puzzle, source.configured_blocks, source.configs is not None), source)
-               for key, (puzzle, source) in entries.items()}
+    entries = {key: (source.with_configuration_cases(puzzle), source) for key, (puzzle, source) in entries.items()}
     ids = {key: f"job{index}" for index, key in enumerate(entries)}
     verdicts, device = {}, None
     with tempfile.TemporaryDirectory(prefix="triton-course-gpu-") as scratch:

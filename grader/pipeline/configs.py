@@ -5,6 +5,8 @@ interpreter runs it, `GPU_CONFIGS = [triton.Config(...), ...]` beside it (in a f
 from kernel name to such a list). The expression may be any host code the load stage accepts (a list
 comprehension over block sizes, say); it is evaluated only in the sandbox, and what comes back is plain data.
 """
+from .load.module import CONSTANT_TYPES
+
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
 
@@ -72,7 +74,7 @@ def validate_configs(puzzle, configs, params):
         elif any(type(v) is not int or v < 1 or v & (v - 1) or v > 2 ** 16
                  for name, v in config["kwargs"].items() if name not in own):
             problems.append(f"{_shown(config)}: block sizes are powers of 2 up to 65536")
-        elif any(type(v) not in (int, float, bool, str) or type(v) is str and len(v) > 100
+        elif any(type(v) not in CONSTANT_TYPES or type(v) is str and len(v) > 100
                  for name, v in config["kwargs"].items() if name in own):
             problems.append(f"{_shown(config)}: the kernel's own parameters take numbers, booleans or short strings")
         elif config.get("num_warps", 4) not in NUM_WARPS:

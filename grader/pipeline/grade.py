@@ -14,7 +14,7 @@ from .access import memory_map
 from .cases import make_case
 from .compare import compare
 from .configs import validate_configs
-from ..course import CONFIGURATION_CASES_CHECKED, PARSING, with_configuration_cases, with_hidden_cases
+from ..course import CONFIGURATION_CASES_CHECKED, PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
@@ -117,8 +117,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
     # The blocks the GPU stage may launch the kernel with, checked here too.
-    puzzles = {key: with_configuration_cases(puzzles[key], sources[key].configured_blocks,
-                                             sources[key].configs is not None, CONFIGURATION_CASES_CHECKED)
+    puzzles = {key: sources[key].with_configuration_cases(puzzles[key], CONFIGURATION_CASES_CHECKED)
                for key in sources}
     # Fewer sources than the workers given: the cores no worker takes compile in forks while the cases run.
     spare_cores = spare_cores or len(sources) < workers

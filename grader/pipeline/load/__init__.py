@@ -19,6 +19,7 @@ import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ...course import with_configuration_cases
 from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
@@ -59,6 +60,10 @@ class KernelSource:
     @property
     def module(self):
         return self.modules[MAIN]
+
+    def with_configuration_cases(self, puzzle, limit=None):
+        """The puzzle with its largest case again at the blocks the GPU stage may launch this kernel with."""
+        return with_configuration_cases(puzzle, self.configured_blocks, self.configs is not None, limit)
 
     def describe_line(self, line, module=MAIN):
         """Where a line of a rebuilt module was written: 'notebook.ipynb cell 3, line 5'."""

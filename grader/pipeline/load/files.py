@@ -22,7 +22,7 @@ SUFFIXES = (".py", ".ipynb")
 PYTHON_CELL_MAGICS = ("time", "capture")
 MAGIC_NESTING = 4
 # `%%writefile [-a] helpers.py`: a Python file in the notebook's folder, which its later cells may import.
-# `%run helpers.py`: the module's file, as load/module.py reads it
+# `%run helpers.py`: the module's file
 RUN_FILE = re.compile(r"\s*(?:-\w+\s+)*([\"']?)(?:\./)?(\w+)\.py\1\s*")
 WRITEFILE = re.compile(r"\s*(?:(-a|--append)\s+)?([\"']?)(?:\./)?([A-Za-z_]\w*\.py)\2\s*")
 # IPython's token transforms (`x = !ls`, `%time f()`, `len?`) read the whole cell again for each such line: a cell
@@ -205,12 +205,21 @@ def _imported_files(source):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level in (0, 1):
             names.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "run_line_magic" and \
-                len(node.args) == 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args) \
-                and node.args[0].value == "run":
-            ran = RUN_FILE.fullmatch(node.args[1].value)
-            names.update([ran.group(2)] if ran else [])
+        elif run_magic_module(node) is not None:
+            names.add(run_magic_module(node))
     return {f"{name}.py" for name in names}
+
+
+def run_magic_module(node):
+    """The module `%run helpers.py` runs (IPython's `get_ipython().run_line_magic('run', 'helpers.py')`), for that
+    call; None for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+            node.func.attr == "run_line_magic" and len(node.args) == 2 and
+            all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args) and
+            node.args[0].value == "run"):
+        return None
+    file = RUN_FILE.fullmatch(node.args[1].value)
+    return file.group(2) if file else None
 
 
 def _written_file(name, text, cells, settings):

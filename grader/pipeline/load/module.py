@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import triton
 
-from .files import RUN_FILE
+from .files import run_magic_module
 from .rules import (Checker, Known, Problem, has_docstring, import_known, is_skeleton, resolve_decorator,
                     static_attribute)
 
@@ -321,16 +321,9 @@ class ModuleDefinitions:
 
 
 def _run_magic_of_sibling(statement, siblings):
-    """The module `%run helpers.py` runs (IPython's `get_ipython().run_line_magic('run', 'helpers.py')`), where
-    helpers.py is a file of the submission, or None."""
-    call = statement.value if isinstance(statement, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
-            call.func.attr == "run_line_magic" and len(call.args) == 2 and
-            all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args) and
-            call.args[0].value == "run"):
-        return None
-    file = RUN_FILE.fullmatch(call.args[1].value)
-    return file.group(2) if file and file.group(2) in siblings else None
+    """The module `%run helpers.py` runs, where helpers.py is a file of the submission, or None."""
+    module = run_magic_module(statement.value) if isinstance(statement, ast.Expr) else None
+    return module if module in siblings else None
 
 
 def _only_imports(statements):
