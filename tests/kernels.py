@@ -171,7 +171,20 @@ def loads_its_block_twice_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     broadcast = tl.load(src_ptr + offsets * 0)  # element 0 on every lane
     skipped = tl.load(src_ptr + offsets + BLOCK, mask=offsets < 0, other=0.0)  # every lane masked off
     looped = tl.zeros([BLOCK], tl.float32)
-    for _ in range(2):  # the second iteration loads again what the same load has
+    for _ in range(3):  # the second iteration repeats the first (a second sweep), the third loads what it has again
         looped += tl.load(src_ptr + offsets, mask=offsets < n)
     tl.store(dst_ptr + offsets, first + again + broadcast + skipped + looped, mask=offsets < n)
 
+
+@triton.jit
+def sweeps_its_tiles_kernel(src_ptr, dst_ptr, SWEEPS: tl.constexpr, LAST_TILE: tl.constexpr, BLOCK: tl.constexpr):
+    """One program sweeps the 4 tiles of src SWEEPS times with one load; the sweeps after the first clamp their
+    tiles at LAST_TILE."""
+    offsets = tl.arange(0, BLOCK)
+    total = tl.zeros([BLOCK], tl.float32)
+    for sweep in tl.static_range(SWEEPS):
+        for tile in range(4):
+            if sweep > 0:
+                tile = tl.minimum(tile, LAST_TILE)
+            total += tl.load(src_ptr + tile * BLOCK + offsets)
+    tl.store(dst_ptr + offsets, total)

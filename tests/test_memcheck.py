@@ -192,11 +192,27 @@ def test_pointers_split_from_pairs_keep_their_tensor():
 
 def test_a_load_budget_counts_each_element_once_a_program_and_masked_off_loads_whole():
     """Program 0 loads elements 0..3 (twice, at two lines), 0 again, masks off its whole load of 4..7, then loads
-    0..3 twice more in a loop: 4 + 4 + 4 (the loop's second load of what it has). Program 1 loads 4..7 (twice), 0,
-    masks off its load of 8..11, past the end, and loops: 4 + 1 + 4 + 4. A second sweep over the same tiles
-    elsewhere in the kernel is not more traffic to budget; a load that loads again what it has (a clamped address),
-    or whose every lane is masked off, still runs."""
+    0..3 three times more in a loop: 4 + 4 + 4 (the loop's third load of what it has). Program 1 loads 4..7
+    (twice), 0, masks off its load of 8..11, past the end, and loops: 4 + 1 + 4 + 4. A second sweep over the same
+    tiles elsewhere in the kernel, or by the same load repeating its first sweep, is not more traffic to budget; a
+    load that loads again what it has (a clamped address, a third sweep), or whose every lane is masked off, still
+    runs."""
     src, dst = torch.arange(8.0), torch.zeros(8)
     b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
     run(kernels.loads_its_block_twice_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, 8, 4], [2])
     assert b_src.loads == 12 + 13
+
+
+@pytest.mark.parametrize("sweeps, last_tile, counted", [
+    (1, 3, 16),  # each of the 16 elements once
+    (2, 3, 16),  # the loop body run twice (a two-pass softmax in tl.static_range(2)): the second sweep repeats the first
+    (3, 3, 32),  # a third sweep is counted
+    (2, 1, 32),  # the second sweep strays from the first (tiles 0, 1, 1, 1): counted, all of it
+    (2, 0, 32),  # tiles 0, 0, 0, 0: each reload of tile 0 looks like a second sweep starting, none completes
+])
+def test_a_load_budget_takes_back_one_second_sweep_that_repeats_the_first_load_for_load(sweeps, last_tile, counted):
+    src, dst = torch.arange(16.0), torch.zeros(4)
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
+    run(kernels.sweeps_its_tiles_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)},
+        [src, dst, sweeps, last_tile, 4], [1])
+    assert b_src.loads == counted

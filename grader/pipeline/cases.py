@@ -67,11 +67,14 @@ class Buffer:
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     # Elements loaded through it: each once per program, and again each time the same load (the same line of the
     # kernel, called the same way) loads it again in that program: a second sweep over the same tiles elsewhere in
-    # the kernel (two-pass softmax) is not counted, a loop that loads tiles it already has (clamped addresses) is.
+    # the kernel (two-pass softmax) is not counted, nor one second sweep of the same load that repeats its first
+    # load for load (the two passes written as one loop body run twice); a loop that loads tiles it already has
+    # (clamped addresses) is.
     # A load whose every lane is masked off counts its lanes all the same (it still runs).
     loads: int = 0
     counted_by: np.ndarray = None  # per parent element: the last program whose loads counted it (-1: none)
     loaded_at: dict = field(default_factory=dict)  # load site -> per parent element: the last program it loaded it
+    sweeps: dict = field(default_factory=dict)  # load site -> memcheck.SiteSweeps of the last program that used it
     refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
     refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
     # The parent after the case ran again with 0 in the masked-off lanes of loads without other= (NaN the first

@@ -57,6 +57,8 @@ class OutOfBounds(Exception):
 def _newly_loaded(buffer, positions, code, site):
     """How many of the elements at `positions` count toward the budget of a load by program `code` at `site`:
     each distinct element the program had not loaded yet, and each it loads again at the same site; marks them.
+    A second sweep of the site over what it loaded, load for load in the same order (one loop body run twice, a
+    two-pass softmax written with tl.static_range(2)), is taken back once it is complete: it is negative then.
     The interpreter runs one program after another: an element last marked by `code` was marked by this program."""
     at_site = buffer.loaded_at.get(site)
     if at_site is None:
@@ -68,7 +70,50 @@ def _newly_loaded(buffer, positions, code, site):
     buffer.counted_by[fresh] = -2 - np.arange(fresh.size)
     distinct = int(np.count_nonzero(buffer.counted_by[fresh] == -2 - np.arange(fresh.size)))
     buffer.counted_by[fresh] = code
-    return distinct + again
+    counted = distinct + again
+    sweeps = buffer.sweeps.get(site)
+    if sweeps is None or sweeps.program != code:
+        buffer.sweeps[site] = SiteSweeps(code, positions)
+        return counted
+    return counted - sweeps.taken_back(positions, counted)
+
+
+class SiteSweeps:
+    """One program's loads at one site: its first sweep (the loads until the site loads its first addresses again),
+    then whether a second sweep repeats it load for load. Only one: a third, or a sweep that strays from the first
+    (tiles clamped onto one the program has), counts in full."""
+
+    def __init__(self, program, positions):
+        self.program = program
+        self.first = [_signature(positions)]
+        self.state = "first"  # first | second | done
+        self.repeated = 0  # loads of the first sweep the second has repeated
+        self.held = 0  # what the second sweep counted so far
+
+    def taken_back(self, positions, counted):
+        """What this load's sweep gives back now: the second sweep's count once it is complete, else 0."""
+        signature = _signature(positions)
+        if self.state == "first":
+            if signature != self.first[0]:
+                self.first.append(signature)
+                return 0
+            self.state = "second"
+        elif self.state == "done":
+            return 0
+        if signature != self.first[self.repeated]:
+            self.state = "done"
+            return 0
+        self.repeated += 1
+        self.held += counted
+        if self.repeated < len(self.first):
+            return 0
+        self.state = "done"
+        return self.held
+
+
+def _signature(positions):
+    """Which elements a load loaded, in a few numbers (two loads of the same code and offsets give the same)."""
+    return (positions.size, int(positions[0]), int(positions[-1]), int(positions.sum())) if positions.size else (0,)
 
 
 def _load_site():
