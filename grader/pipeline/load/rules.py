@@ -84,9 +84,8 @@ _KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, a
                  ast.Continue, ast.Return, ast.Assert, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
                  ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Starred, ast.Name, ast.List, ast.Tuple,
                  ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.keyword, ast.expr_context, ast.boolop, ast.operator,
-                 ast.unaryop, ast.cmpop)
-_HOST_NODES = _KERNEL_NODES + (ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
-                               ast.comprehension)
+                 ast.unaryop, ast.cmpop, ast.ListComp, ast.comprehension)
+_HOST_NODES = _KERNEL_NODES + (ast.Dict, ast.Set, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _NOT_TRITON = "is not part of Triton's kernel language (the GPU compiler rejects it)"
 NOT_TRITON_ADVICE = {
     ast.Import: "Imports are not allowed inside a kernel (the GPU compiler rejects them): import at the top of the "
@@ -138,6 +137,10 @@ class Sibling:
     definitions: object
 
 
+# Enumerations of Triton's IR that triton.language gives as its own (tl.PropagateNan.ALL): they and their members.
+LANGUAGE_ENUMS = (tl.PropagateNan,)
+
+
 def kernel_object(value):
     """True for what a kernel may name: triton.language and math (and their contents), numbers, strings,
     Triton's dtypes and constants, and triton's decorators and launch helpers."""
@@ -145,7 +148,7 @@ def kernel_object(value):
         return value.__name__ in ("math", "triton") or value.__name__.startswith("triton.language")
     if value is None or isinstance(value, (bool, int, float, str)):
         return True
-    if isinstance(value, (tl.dtype, tl.constexpr)):
+    if isinstance(value, (tl.dtype, tl.constexpr) + LANGUAGE_ENUMS) or any(value is enum for enum in LANGUAGE_ENUMS):
         return True
     if any(value is getattr(triton, name, None) for name in TRITON_TOP_LEVEL):
         return True
@@ -426,6 +429,9 @@ class Checker:
                 self.refuse(node, f"{base.obj.__name__} has no `{name}` " + (
                     "the grader evaluates for a submission" if self.host else "a kernel may use") + (
                     f" ({BLOCK_POINTERS_GONE})" if name in ("make_block_ptr", "advance") else ""))
+        elif isinstance(base, Known) and any(base.obj is enum for enum in LANGUAGE_ENUMS):
+            if static_attribute(base.obj, name, self.host) is None:
+                self.refuse(node, f"{_text(node.value)} has no member `{name}`")
         elif name not in self.value_attributes:
             self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
                         f"`.{name}` is not part of the API of Triton's tensors and types")
@@ -464,6 +470,8 @@ class Checker:
             self.visit(condition)
 
     def visit_ListComp(self, node):
+        if not self.host and isinstance(node, ast.ListComp) and not self.kernel_comprehension(node):
+            return
         # A comprehension's loop variables are its own (Python 3): outside it, the same names are the module's.
         saved = set(self.locals)
         for generator in node.generators:  # the loop variables first: the element reads them
@@ -473,6 +481,22 @@ class Checker:
         self.locals = saved
 
     visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_ListComp
+
+    def kernel_comprehension(self, node):
+        """Whether a list comprehension in a kernel is one every supported Triton compiles alike: one loop over a
+        tuple, its variable a name, no `if` (Triton 3.6 drops the filter, 3.9 applies it); refuses the others."""
+        generator = node.generators[0]
+        if len(node.generators) > 1 or generator.is_async:
+            self.refuse(node, "Triton compiles a comprehension of one `for` only: write one comprehension per loop")
+        elif not isinstance(generator.target, ast.Name):
+            self.refuse(node, "Triton 3.6 compiles a comprehension whose loop variable is one name only "
+                              "(`[f(p) for p in pairs]`, then unpack `p` in the element)")
+        elif generator.ifs:
+            self.refuse(node, "an `if` in a comprehension inside a kernel is dropped by Triton 3.6 and applied by "
+                              "later versions: build the tuple without it (its elements a tuple of the ones you want)")
+        else:
+            return True
+        return False
 
     # --- static resolution -------------------------------------------------------------------------------------
     def resolve(self, node):
