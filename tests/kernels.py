@@ -50,6 +50,21 @@ def autotuned_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.const
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 256, "CHUNK": 64}), triton.Config({"BLOCK_SIZE": 128, "CHUNK": 128})],
+                 key=["n_elements"])
+@triton.heuristics({"CHUNKS": lambda args: triton.cdiv(args["BLOCK_SIZE"], args["CHUNK"])})
+@triton.jit
+def chunked_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, CHUNK: tl.constexpr,
+                       CHUNKS: tl.constexpr):
+    """Adds its block in CHUNKS pieces of CHUNK, CHUNKS computed by a heuristic from the tuned constants."""
+    for piece in tl.static_range(CHUNKS):
+        within = piece * CHUNK + tl.arange(0, CHUNK)
+        offsets = tl.program_id(0) * BLOCK_SIZE + within
+        mask = (within < BLOCK_SIZE) & (offsets < n_elements)
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                 mask=mask)
+
+
 @triton.heuristics({"EVEN": lambda args: args["n_elements"] % args["BLOCK_SIZE"] == 0})
 @triton.jit
 def heuristic_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):

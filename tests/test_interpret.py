@@ -1,4 +1,5 @@
 """Kernels are interpreted whatever TRITON_INTERPRET said, and Triton is left exactly as it was."""
+import inspect
 import json
 import os
 import subprocess
@@ -7,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import torch
 
 import triton
 import triton.language as tl
@@ -15,7 +17,7 @@ from triton.runtime.jit import JITFunction
 
 from grader.pipeline.cases import make_case, make_cases
 from grader.pipeline.grade import grade_kernel
-from grader.pipeline.interpret import interpreting
+from grader.pipeline.interpret import bind_arguments, interpreting, python_function
 from grader.pipeline.load import load_live
 from grader.pipeline.protocol import job
 from grader.settings import DEFAULT
@@ -95,6 +97,19 @@ def test_autotuned_and_heuristics_kernels_are_graded_under_the_puzzle_configs(co
     puzzle = course.puzzle("vector_add")
     assert grade_kernel(puzzle, kernels.autotuned_add_kernel).status == "pass"
     assert grade_kernel(puzzle, kernels.heuristic_add_kernel).status == "pass"
+
+
+def test_a_heuristic_sees_the_constants_the_autotuner_passes_as_triton_gives_them(course, grade, tmp_path):
+    """Triton's autotuner passes its configuration's constants to the @triton.heuristics it wraps: a heuristic may
+    compute from them (triton.ops.matmul's EVEN_K from BLOCK_K and SPLIT_K), for the live kernel and the rebuilt
+    one whose first configuration's constants are its defaults."""
+    x = torch.arange(8.0)
+    assert bind_arguments(kernels.chunked_add_kernel, [x, x, x, 8])["CHUNKS"] == 4
+    kernel = tmp_path / "chunked.py"
+    source = inspect.getsource(python_function(kernels.chunked_add_kernel)).replace("chunked_add_kernel", "add_kernel")
+    kernel.write_text("import triton\nimport triton.language as tl\n\n\n" + source)
+    result = grade(kernel).puzzle("vector_add")
+    assert result.status == "pass", result.diagnostics
 
 
 def test_shuffled_order_is_a_permutation_of_the_grid(course):

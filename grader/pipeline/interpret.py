@@ -448,7 +448,8 @@ def with_constants(kernel, args, constants):
 
 def bind_arguments(kernel, args, kwargs=None, options=None):
     """The kernel's arguments by parameter name, as `kernel[grid](*args, **kwargs)` binds them: `args` by
-    position, then the parameters @triton.heuristics computes (outermost decorator first), then the defaults.
+    position, then the constants of an @triton.autotune's first configuration, the parameters @triton.heuristics
+    computes (outermost decorator first; a heuristic sees what the decorators outside it gave), then the defaults.
     Launch options a heuristic computes go into `options` when it is given. This is the one place the grader
     binds a launch's arguments."""
     fn = python_function(kernel)
@@ -458,6 +459,10 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
     bound.update(kwargs or {})
     layer = kernel
     while isinstance(layer, (Autotuner, Heuristics)):
+        if isinstance(layer, Autotuner) and layer.configs:
+            # The autotuner passes the constants of the configuration it launches (its first, here) to what it wraps.
+            for name, value in layer.configs[0].kwargs.items():
+                bound.setdefault(name, value)
         if isinstance(layer, Heuristics):
             for name, heuristic in layer.values.items():
                 try:

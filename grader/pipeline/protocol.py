@@ -32,7 +32,8 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
     case runs its programs in, instead of each case's own."""
     request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
                "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
-               "spare_cores": bool(spare_cores), "variants": [dict(variant) for variant in source.variants],
+               "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
+               "variants": [dict(variant) for variant in source.variants],
                "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,

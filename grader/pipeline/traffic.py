@@ -402,15 +402,16 @@ class Plan:
     configuration of the submission's (read_configs) or the course's, or the one `chosen` ({"kwargs",
     "num_warps", "num_stages"} in the course's names); its tensors allocated, never filled."""
 
-    def __init__(self, kernel, puzzle, configs, chosen=None):
+    def __init__(self, kernel, puzzle, configs, chosen=None, constants=None):
         from .compile_check import benchmark_launch
-        from .interpret import bind_arguments, python_function
+        from .interpret import bind_arguments, python_function, with_constants
 
         fn = python_function(kernel)
         params = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
         sizes = dict(puzzle.benchmark.sizes[0])
         self.config = launch_config(puzzle, configs, params, chosen)
-        tensors, self.args, grid = benchmark_launch(puzzle, self.config, sizes, device="cpu")
+        tensors, args, grid = benchmark_launch(puzzle, self.config, sizes, device="cpu")
+        self.args = with_constants(kernel, args, constants)  # the kernel's own, as its configuration gives them
         self.grid = grid + (1,) * (3 - len(grid))
         names = {tensor.data_ptr(): name for name, tensor in tensors.items()}
         self.bound = bind_arguments(kernel, self.args)

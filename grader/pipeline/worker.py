@@ -116,11 +116,14 @@ def run_puzzle(job, directory, course=None):
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
     strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
+    # A tuning configuration's constants are passed to each launch, as Triton's autotuner passes them (a heuristic
+    # may read them): the first configuration's, and each other's as a variant every case runs again with.
+    tuned, variants = job.get("tuned", {}), job.get("variants", [])
     launches = [(index, launch["args"]) for index, case in enumerate(job["cases"]) for launch in case["launches"]]
-    variants = job.get("variants", [])
-    if variants and launches:  # the compiler sees each tuning configuration's constants too
+    if (tuned or variants) and launches:  # the compiler sees each tuning configuration's constants
         kernel = getattr(modules.load("_variants"), job["kernel"])
-        launches += [(index, with_constants(kernel, args, variant)) for variant in variants for index, args in launches]
+        launches = [(index, with_constants(kernel, args, constants)) for constants in [tuned, *variants]
+                    for index, args in launches]
     plan = _plan(job, modules, getattr(modules.load("_plan"), job["kernel"]), course) if job.get("profile") else None
     benchmark = (job["profile"]["target"], plan.args, plan.config) if isinstance(plan, Plan) else None
     if not launches:  # the estimate alone, for a kernel whose cases already passed (a notebook's check)
@@ -141,19 +144,20 @@ def run_puzzle(job, directory, course=None):
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                run = _run(kernel, case, case["order"], job["puzzle_params"], modules)
+                run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=tuned)
                 refill = {name: parents for name, parents in case.get("refill", {}).items()
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?
                     again = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
-                                  {name: parents[i] for name, parents in refill.items()})
+                                  {name: parents[i] for name, parents in refill.items()}, constants=tuned)
                              for i in range(len(next(iter(refill.values()))))]
                     run["refilled"] = {name: [other["parents"][name] for other in again] for name in refill}
                     run["refill_failed"] = any(other["error"] is not None for other in again)
                 # Right with NaN in masked-off lanes, and an operation ran that NaN need not spread through: with
                 # 0 there too?
                 if run.pop("nan_may_have_hidden") and run["error"] is None:
-                    zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True)
+                    zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True,
+                                constants=tuned)
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
                 if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
@@ -193,7 +197,7 @@ def _plan(job, modules, kernel, course):
         if job["profile"]["configs"] is not None:
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
                                    [job["kernel"], puzzle.kernel], job["profile"]["target"])
-        plan = Plan(kernel, puzzle, configs, job["profile"].get("config"))
+        plan = Plan(kernel, puzzle, configs, job["profile"].get("config"), job.get("tuned"))
     except Exception as error:
         return {"configs": configs, "error": f"{type(error).__name__}: {error}"[:500]}
     plan.configs = configs

@@ -50,8 +50,11 @@ class KernelSource:
     configs: str = None  # an expression of the GPU configurations (@triton.autotune or GPU_CONFIGS)...
     configs_module: str = None  # ... evaluated in this module, in the sandbox of the GPU stage
     config_problems: tuple = ()  # why the GPU configurations cannot be read
-    # {parameter: value} of the kernel's own parameters as each tuning configuration after the first gives them,
-    # where they differ from the first's (the rebuilt kernel's defaults): the cases run again with each
+    # {parameter: value} of the kernel's own parameters as the first tuning configuration gives them (the rebuilt
+    # kernel's defaults): passed to each launch as Triton's autotuner passes them, where a heuristic sees them
+    tuned: dict = field(default_factory=dict)
+    # the same as each tuning configuration after the first gives them, where they differ from the first's: the
+    # cases run again with each
     variants: tuple = ()
     # {block: value} of the puzzle's blocks as each tuning configuration written out gives them, in the course's
     # names: the GPU stage may launch any (course.with_configuration_cases)
@@ -471,11 +474,12 @@ def _loaded(puzzle, file, binding, notes):
     given = config_constants(kernel_closure.configs, kernel_closure.configs_module)
     tuned = [name for name in params[len(puzzle.params):] if name not in kernel_closure.heuristics and given and
              all(name in config and type(config[name]) is type(given[0][name]) for config in given)]
-    binding.resolved().jit["tuned_defaults"] = {name: given[0][name] for name in tuned}
+    first = {name: given[0][name] for name in tuned}
+    binding.resolved().jit["tuned_defaults"] = first
     variants = []
     for config in given[1:]:
         variant = {name: config[name] for name in tuned}
-        if variant != {name: given[0][name] for name in tuned} and variant not in variants:
+        if variant != first and variant not in variants:
             variants.append(variant)
     starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)
     if starred:
@@ -530,7 +534,7 @@ def _loaded(puzzle, file, binding, notes):
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
         configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems),
-        variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given))
+        tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given))
     return Loaded("found", source, file.name, notes=notes)
 
 
