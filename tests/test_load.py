@@ -205,13 +205,16 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': True})]", False),
     # Which values Triton launches with is not the grader's to say where the configurations could give others.
     ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
-    # A comprehension over lists written out (Triton's persistent matmul tutorial) gives each of its values.
+    # A comprehension over lists written out (Triton's persistent matmul tutorial), ranges, with filters of
+    # arithmetic, gives each of its values; one with a call the grader does not make gives none.
     ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': 1}, num_warps=w) for b in (256, 512) for w in [4, 8]]", True),
     ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b, a in ((256, 1), (512, 1))]", True),
     ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': 1}) for b in (256, 512) if b > 256]", True),
     ("[triton.Config({'ADD_Y': a}) for a in (1, 0)]", "fail"),
-    ("[triton.Config({'ADD_Y': a}) for a in range(2)]", False),
-    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b in (256, 512) for a in (1, 0) if b > 256]", False),
+    ("[triton.Config({'ADD_Y': a}) for a in range(1, -1, -1)]", "fail"),
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b in (256, 512) for a in (1, 0) if b > 256]", "fail"),
+    ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b in (256, 512) for a in (1, 0) if abs(b) > 256]", False),
+    ("[triton.Config({'ADD_Y': a}) for a in sorted((1, 0))]", False),
     ("configs()", False),  # configs() is defined twice: the decorator sees the first, the module keeps the second
 ])
 def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_written_out(tmp_path, grade, configs,
@@ -231,7 +234,7 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
     elif graded:
         assert result.status == "pass", [d.message for d in result.diagnostics]
     else:
-        assert result.status == "error" and "must be written out (a number, boolean or string) in every triton.Config" in result.diagnostics[0].message
+        assert result.status == "error" and "must be written out (a number, boolean or string" in result.diagnostics[0].message
 
 
 @pytest.mark.parametrize("operation,status", [("add", "pass"), ("subtract", "fail")])
@@ -372,7 +375,8 @@ def test_a_kernel_that_never_ends_costs_only_its_own_puzzle(course, tmp_path, wo
     """One worker runs a submission's puzzles in turn, the one with the most work first: here the one that hangs,
     after which a fresh worker takes up the other two."""
     hanging = (ROOT / "solutions" / "strided_views.py").read_text().replace(
-        "    rows = tl.program_id(0)", "    spin = M\n    while spin >= 0:\n        spin += 0\n    rows = tl.program_id(0)")
+        "    rows = tl.program_id(0)",
+        "    spin = M\n    while spin >= 0:\n        spin += 0\n        spin -= 0\n        spin *= 1\n    rows = tl.program_id(0)")
     (tmp_path / "strided_views.py").write_text(hanging)
     for puzzle_id in ("vector_add", "outer_add"):
         (tmp_path / f"{puzzle_id}.py").write_text((ROOT / "solutions" / f"{puzzle_id}.py").read_text())
@@ -629,3 +633,57 @@ def test_a_kernel_a_notebook_runs_from_its_folder_with_run_magic_is_found(tmp_pa
     # A file that is not the submission's runs nothing the grader can see: still missing, as before.
     notebook = write_notebook(tmp_path / "01_vector_add.ipynb", ["%run ../elsewhere.py", "check('vector_add', add_kernel)"])
     assert load_submission(notebook, course, ["vector_add"], modules_from=tmp_path)["vector_add"].status == "missing"
+
+
+TUNED_ADD = '''import triton
+import triton.language as tl
+
+SIZES = (128, 256)
+
+
+@triton.autotune(configs={configs}, key=["n"])
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr, UNROLL: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+'''
+
+
+@pytest.mark.parametrize("configs, blocks, unrolls", [
+    ("[triton.Config({'BLOCK_SIZE': 2 ** p, 'UNROLL': 1}) for p in range(7, 9)]", [128, 256], [1]),
+    ("[triton.Config({'BLOCK_SIZE': b, 'UNROLL': u}) for b in SIZES for u in (1, 2)]", [128, 256], [1, 2]),
+    ("[triton.Config({'BLOCK_SIZE': b, 'UNROLL': w // 4}, num_warps=w) for b in [128, 256, 512] for w in [4, 8] "
+     "if b * w <= 1024 and not b == 256]", [128], [1, 2]),
+])
+def test_configurations_a_comprehension_computes_are_read_without_running_it(tmp_path, course, configs, blocks,
+                                                                              unrolls):
+    """Loops over range(), tuples and module constants, values computed from the loop variables (2 ** p) and
+    filters of arithmetic are read: each configuration's blocks are checked, and each value of the kernel's own
+    parameter runs the cases."""
+    path = tmp_path / "tuned.py"
+    path.write_text(TUNED_ADD.replace("{configs}", configs))
+    source = load_submission(path, course, ["vector_add"])["vector_add"].source
+    assert sorted({dict(given)["BLOCK_SIZE"] for given in source.configured_blocks}) == blocks
+    assert [source.tuned["UNROLL"]] + [variant["UNROLL"] for variant in source.variants] == unrolls
+
+
+@pytest.mark.parametrize("configs", [
+    "[triton.Config({'BLOCK_SIZE': b, 'UNROLL': 1}) for b in sizes()]",  # a call the grader does not make
+    "[triton.Config({'BLOCK_SIZE': 2 ** p, 'UNROLL': 1}) for p in range(10 ** 6)]",  # too many
+    "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': 2 ** (10 ** 9)}) for p in [1]]",  # too large a number
+])
+def test_configurations_the_grader_cannot_read_give_no_constants(tmp_path, course, configs):
+    path = tmp_path / "tuned.py"
+    path.write_text(TUNED_ADD.replace("{configs}", configs).replace("SIZES = (128, 256)", "def sizes():\n    return [128]"))
+    loaded = load_submission(path, course, ["vector_add"])["vector_add"]
+    assert loaded.status == "error" and "must be written out" in loaded.diagnostics[0].message
+
+
+def test_a_kernel_whose_configurations_are_computed_is_told_its_blocks_are_checked_on_the_gpu_only(tmp_path, course):
+    path = tmp_path / "tuned.py"
+    path.write_text(TUNED_ADD.replace("{configs}", "[triton.Config({'BLOCK_SIZE': b}) for b in sorted(SIZES)]")
+                    .replace(", UNROLL: tl.constexpr", ""))
+    loaded = load_submission(path, course, ["vector_add"])["vector_add"]
+    assert loaded.status == "found" and loaded.source.configured_blocks == ()
+    assert any("tuning configurations are computed" in note and "GPU stage" in note for note in loaded.notes)

@@ -32,7 +32,8 @@ def compare(case, settings=DEFAULT):
         if buffer.race is not None and buffer.race[1] == buffer.race[2]:
             position, program, _ = buffer.race
             diagnostics.append(Diagnostic("race", (
-                f"{buffer.name}: two lanes of one tl.store in {_program(case, program)} wrote different values to "
+                f"{buffer.name}: two lanes of one tl.store (or tl.atomic_xchg) in {_program(case, program)} wrote "
+                f"different values to "
                 f"{_where(buffer, position)}. The interpreter keeps the last lane's value; a GPU keeps any one of "
                 "them. Store each element from one lane only: reduce first (tl.sum, tl.max) and store the result, "
                 "or mask the store to the lane whose value is meant."), case.name, _blamed(case, program)))

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import triton
+from triton._C.libtriton import ir
 from triton.runtime import interpreter
 
 from ..settings import DEFAULT
@@ -26,6 +27,9 @@ MIXED = "_grader_regions"  # the regions a pointer mixing several arguments' (tl
 POINTER_PROPAGATING = ("create_addptr", "create_splat", "create_unsplat", "create_broadcast", "create_expand_dims",
                        "create_reshape", "create_trans", "create_select", "create_cat", "create_join", "create_split",
                        "create_gather", "create_bitcast")
+
+
+ATOMIC_XCHG = ir.ATOMIC_OP.XCHG
 
 
 class OutOfBounds(Exception):
@@ -259,9 +263,9 @@ class MemoryChecker:
             buffer.stored_by[positions] = code
 
     def _lanes_agree(self, pointers, value, mask):
-        """Note, as a race of the program with itself, the first element two active lanes of one store write
-        different values to: the interpreter keeps the last lane's, a GPU either's (a row's running sums all stored
-        to one place, for its total to win)."""
+        """Note, as a race of the program with itself, the first element two active lanes of one store (or
+        tl.atomic_xchg) write different values to: the interpreter keeps the last lane's, a GPU either's (a row's
+        running sums all stored to one place, for its total to win)."""
         region = getattr(pointers, TAG, None)
         addresses = np.asarray(pointers.data)
         if region is None or region.buffer.race is not None or addresses.size < 2:
@@ -364,6 +368,8 @@ class MemoryChecker:
 
         def checked_rmw(op, pointers, value, mask, *rest, **kwargs):
             self.check(pointers, mask, "atomic")
+            if self.tags_pointers and op == ATOMIC_XCHG:  # the last exchange stays, as the last store does
+                self._lanes_agree(pointers, value, mask)
             return rmw(op, pointers, value, mask, *rest, **kwargs)
 
         def checked_cas(pointers, compare, value, *rest, **kwargs):

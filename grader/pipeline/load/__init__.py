@@ -488,8 +488,9 @@ def _loaded(puzzle, file, binding, notes):
                                 defaults | set(tuned))
     if problem and kernel_closure.configs is not None:
         problem += (" A parameter the tuning configurations give must be written out (a number, boolean or "
-                    "string) in every triton.Config, of a list written out in the decorator, a comprehension over "
-                    "lists written out, or a list returned by a function defined once (which configuration Triton "
+                    "string, or arithmetic of a comprehension's loop variables) in every triton.Config, of a list "
+                    "written out in the decorator, a comprehension over lists, tuples, range() or module constants "
+                    "written out, or a list returned by a function defined once (which configuration Triton "
                     "launches is not the grader's to say), or have a default.")
     if problem:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", problem)])
@@ -518,6 +519,9 @@ def _loaded(puzzle, file, binding, notes):
     if unused:  # Triton drops them too
         notes = notes + [f"@triton.heuristics computes {', '.join(unused)}, which {puzzle.kernel} has no parameter "
                          "for: it has no effect"]
+    if kernel_closure.configs is not None and not given:
+        notes = notes + [f"{puzzle.kernel}'s tuning configurations are computed, which the grader does not run: the "
+                         "blocks they give are checked by the GPU stage before it times them, not here"]
     renamed = [f"{mine} stands for the puzzle's {theirs}" for mine, theirs in zip(params, puzzle.params)
                if mine != theirs]
     if renamed:

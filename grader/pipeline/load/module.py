@@ -16,8 +16,7 @@ line of the result remembers where the student wrote it, for reports.
 import ast
 import copy
 import io
-import itertools
-import math
+import operator
 import tokenize
 from dataclasses import dataclass, field
 
@@ -526,8 +525,8 @@ def _statement_for(binding):
 def config_constants(configs, module=None):
     """[{name: value}] of each tuning configuration's constants (numbers, booleans and strings written out), in
     order, read without running anything, where the configurations are written out: a list of triton.Config calls
-    with a dict of constants, or a comprehension of one over lists written out (Triton's persistent matmul
-    tutorial), in the decorator, bound once to a module name or returned by a function of `module` defined once
+    with a dict of constants, or a comprehension of one over lists, tuples or ranges written out, or module
+    constants, with filters of arithmetic (Triton's persistent matmul tutorial), in the decorator, bound once to a module name or returned by a function of `module` defined once
     (Triton's tutorials' get_autotune_config()). [] for any other form (a conditional, a function defined twice):
     which constants Triton launches the kernel with is then not the grader's to say."""
     if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and not configs.args and \
@@ -543,7 +542,7 @@ def config_constants(configs, module=None):
         configs = bound.statement.value if bound is not None and bound.kind == "constant" and \
             configs.id not in module.bound_again and isinstance(bound.statement, ast.Assign) else None
     if isinstance(configs, ast.ListComp):
-        return _comprehension_constants(configs)
+        return _comprehension_constants(configs, module)
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
         return []
     given = []
@@ -560,46 +559,125 @@ COMPREHENSION_CONFIGS = 4096  # the most configurations a comprehension is unrol
 
 
 def _constants(values, loop_values):
-    """{name: value} of a configuration dict literal's entries whose value is written out or a loop variable's."""
+    """{name: value} of a configuration dict literal's entries whose value is written out, or computed from the
+    comprehension's loop variables and numbers (`2 ** p`)."""
     given = {}
     for key, value in zip(values.keys, values.values):
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             continue
-        if isinstance(value, ast.Constant) and type(value.value) in CONSTANT_TYPES:
-            given[key.value] = value.value
-        elif isinstance(value, ast.Name) and type(loop_values.get(value.id)) in CONSTANT_TYPES:
-            given[key.value] = loop_values[value.id]
+        computed = _evaluated(value, loop_values)
+        if type(computed) in CONSTANT_TYPES:
+            given[key.value] = computed
     return given
 
 
-def _comprehension_constants(comprehension):
-    """Each configuration of `[triton.Config({...}) for a in (...) for b, c in (...)]`, in the order Python makes
-    them, where every loop runs over a list written out. With a filter (`if ...`), which ones survive is not read:
-    only the constants written out in the dict, the same in every configuration, are given (once)."""
+def _comprehension_constants(comprehension, module=None):
+    """Each configuration of `[triton.Config({...}) for a in (...) for b, c in (...) if ...]`, in the order Python
+    makes them, where every loop runs over a list, a tuple or a range() written out, or a module constant bound
+    once to one (GROUP_SIZES = (4, 8)), and every filter is arithmetic and comparisons of the loop variables."""
     values = _config_dict(comprehension.elt)
-    if values is None:
+    if values is None or any(generator.is_async for generator in comprehension.generators):
         return []
-    if any(generator.ifs or generator.is_async for generator in comprehension.generators):
-        return [_constants(values, {})]
-    loops = []
-    for generator in comprehension.generators:
-        try:
-            items = ast.literal_eval(generator.iter)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            return []
-        if not isinstance(items, (list, tuple)) or not items:
-            return []
-        loops.append((generator.target, items))
-    if math.prod(len(items) for _, items in loops) > COMPREHENSION_CONFIGS:
-        return []
-    given = []
-    for combination in itertools.product(*(items for _, items in loops)):
-        loop_values = {}
-        for (target, _), item in zip(loops, combination):
-            if not _bind(target, item, loop_values):
-                return []
-        given.append(_constants(values, loop_values))
-    return given
+    names = _module_literals(module)
+    given, count = [], [0]
+
+    def unroll(generators, loop_values):
+        if not generators:
+            given.append(_constants(values, loop_values))
+            return True
+        generator = generators[0]
+        items = _evaluated(generator.iter, {**names, **loop_values})
+        if not isinstance(items, (list, tuple, range)) or not items:
+            return False
+        for item in items:
+            count[0] += 1
+            if count[0] > COMPREHENSION_CONFIGS:
+                return False
+            inner = dict(loop_values)
+            if not _bind(generator.target, item, inner):
+                return False
+            kept = [_evaluated(condition, {**names, **inner}) for condition in generator.ifs]
+            if any(keep is _UNREAD for keep in kept):
+                return False
+            if all(kept) and not unroll(generators[1:], inner):
+                return False
+        return True
+
+    if unroll(comprehension.generators, {}):
+        return given
+    # Which configurations a filter the grader cannot read keeps is not known: the constants written out in the
+    # dict are, the same in every one.
+    return [_constants(values, {})] if any(generator.ifs for generator in comprehension.generators) else []
+
+
+_UNREAD = object()  # what _evaluated gives for an expression it does not read
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+              ast.Mod: operator.mod, ast.Div: operator.truediv, ast.Pow: operator.pow, ast.LShift: operator.lshift,
+              ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+              ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+              ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+              ast.NotIn: lambda a, b: a not in b, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+SMALL = 2 ** 64  # the largest number a configuration's arithmetic may make (`2 ** p`, not `10 ** 10 ** 10`)
+
+
+def _evaluated(node, names):
+    """The value of a configuration's expression made of numbers, strings, lists, tuples, range() and `names`
+    (the loop variables, module constants) with arithmetic, comparisons and `and`/`or`/`not`; _UNREAD otherwise.
+    Nothing of the submission runs: the grader computes it, on numbers it bounds."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) in CONSTANT_TYPES else _UNREAD
+    if isinstance(node, ast.Name):
+        return names.get(node.id, _UNREAD)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_evaluated(element, names) for element in node.elts]
+        return _UNREAD if any(item is _UNREAD for item in items) else \
+            (list(items) if isinstance(node, ast.List) else tuple(items))
+    operands, apply = None, None
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        operands, apply = [node.left, node.right], _OPERATORS[type(node.op)]
+    elif isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+        operands, apply = [node.operand], _OPERATORS[type(node.op)]
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OPERATORS:
+        operands, apply = [node.left, node.comparators[0]], _OPERATORS[type(node.ops[0])]
+    elif isinstance(node, ast.BoolOp):
+        values = [_evaluated(value, names) for value in node.values]
+        if any(value is _UNREAD for value in values):
+            return _UNREAD
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and \
+            "range" not in names and not node.keywords and 1 <= len(node.args) <= 3:
+        operands, apply = node.args, range
+    if operands is None:
+        return _UNREAD
+    values = [_evaluated(operand, names) for operand in operands]
+    if any(value is _UNREAD or isinstance(value, (bool, str)) and apply is not operator.not_ and
+           apply not in (operator.eq, operator.ne) for value in values):
+        return _UNREAD
+    numbers = [value for value in values if isinstance(value, (int, float))]
+    if any(abs(value) > SMALL for value in numbers) or apply in (operator.pow, operator.lshift) and \
+            (abs(values[1]) > 64 if isinstance(values[1], int) else True):
+        return _UNREAD
+    try:
+        result = apply(*values)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        return _UNREAD
+    if isinstance(result, range) and len(result) > COMPREHENSION_CONFIGS:
+        return _UNREAD
+    return result
+
+
+def _module_literals(module):
+    """{name: value} of the module's constants bound once to a list, tuple or number written out."""
+    if module is None:
+        return {}
+    literals = {}
+    for name, binding in module.names.items():
+        if binding.kind == "constant" and name not in module.bound_again and \
+                isinstance(binding.statement, ast.Assign) and len(binding.statement.targets) == 1:
+            value = _evaluated(binding.statement.value, {})
+            if value is not _UNREAD:
+                literals[name] = value
+    return literals
 
 
 def _bind(target, item, loop_values):
