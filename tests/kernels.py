@@ -203,3 +203,12 @@ def sweeps_its_tiles_kernel(src_ptr, dst_ptr, SWEEPS: tl.constexpr, LAST_TILE: t
                 tile = tl.minimum(tile, LAST_TILE)
             total += tl.load(src_ptr + tile * BLOCK + offsets)
     tl.store(dst_ptr + offsets, total)
+
+
+@triton.jit
+def overlapping_tiles_kernel(dst_ptr, n, SAME: tl.constexpr, BLOCK: tl.constexpr):
+    """The last tile shifted back to end at n, over its neighbour: the same values there, or each program's id."""
+    start = tl.minimum(tl.program_id(0) * BLOCK, n - BLOCK)
+    offsets = start + tl.arange(0, BLOCK)
+    value = offsets.to(tl.float32) if SAME else tl.zeros([BLOCK], tl.float32) + tl.program_id(0)
+    tl.store(dst_ptr + offsets, value)

@@ -37,8 +37,8 @@ def payload(marker):
             pass
         worker = real["__import__"]("sys").modules["grader.pipeline.worker"]
         honest = worker._run
-        def forged(kernel, case, order, puzzle_params, modules):
-            run = honest(kernel, case, order, puzzle_params, modules)
+        def forged(kernel, case, order, puzzle_params, modules, *args, **kwargs):
+            run = honest(kernel, case, order, puzzle_params, modules, *args, **kwargs)
             x, y, out = (run["parents"][name] for name in ("x", "y", "out"))
             out.copy_(x + y)
             run["writers"]["out"].fill_(0)

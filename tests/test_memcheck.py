@@ -216,3 +216,16 @@ def test_a_load_budget_takes_back_one_second_sweep_that_repeats_the_first_load_f
     run(kernels.sweeps_its_tiles_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)},
         [src, dst, sweeps, last_tile, 4], [1])
     assert b_src.loads == counted
+
+
+@pytest.mark.parametrize("same, grid, race, repeated", [
+    (True, 2, False, 1),  # tiles 0..3 and 2..5: elements 2 and 3 stored again with the values they hold
+    (False, 2, True, 0),  # stored again with another value: which stays depends on the order
+    (True, 3, False, 2),  # a third program over the last tile again: element 2 stored three times
+])
+def test_a_store_over_another_programs_is_a_race_unless_it_writes_the_value_there(same, grid, race, repeated):
+    dst = torch.full((6,), -1.0)
+    b_dst = buffer_of("dst", dst, [dst], "output")
+    run(kernels.overlapping_tiles_kernel, {"dst_ptr": (b_dst, 0)}, [dst, 6, same, 4], [grid])
+    assert (b_dst.race is not None) == race
+    assert b_dst.repeated == repeated

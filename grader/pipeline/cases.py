@@ -60,6 +60,9 @@ class Buffer:
     writers: np.ndarray = None  # per parent element: which program stored it last (-1: none)
     readers: np.ndarray = None  # per parent element: which program loaded it last (-1: none)
     race: tuple = None  # the first element two programs of one launch stored: (position, first, second)
+    # The most times one element was stored again, each by another program of its launch, with the value it held
+    repeated: int = 0
+    stored_again: np.ndarray = None  # per parent element: how many times (the worker's count, never sent)
     # The first element one program of a launch updated with an atomic over another's plain store:
     # (position, the storing program, the updating one)
     crossed: tuple = None

@@ -354,6 +354,7 @@ def run_case(puzzle, index, source, run, seed, settings, constants=None):
         buffer.zero_fill_failed = run.get("zero_fill_failed", False)
         buffer.crossed = run.get("crossed", {}).get(name)
         buffer.loads = int(run["loads"][name])
+        buffer.repeated = int(run["repeated"][name])
     error = run["error"]
     if error is not None:
         message = error["message"]

@@ -120,6 +120,22 @@ def _signature(positions):
     return (positions.size, int(positions[0]), int(positions[-1]), int(positions.sum())) if positions.size else (0,)
 
 
+def _holds(buffer, positions, values):
+    """Whether each element at `positions` of the buffer's parent already holds the value in `values` (NaN holds
+    NaN); False where the two cannot be compared."""
+    import torch
+
+    try:
+        held = buffer.parent.reshape(-1)[torch.from_numpy(np.ascontiguousarray(positions))]
+        given = torch.from_numpy(np.ascontiguousarray(values)).to(held.dtype)
+    except (TypeError, RuntimeError):
+        return np.zeros(positions.size, dtype=bool)
+    same = held == given
+    if held.is_floating_point():
+        same |= held.isnan() & given.isnan()
+    return same.numpy()
+
+
 def _load_site():
     """The kernel's lines (outside Triton and the grader) that issued the access now running, outermost last."""
     frame, lines = sys._getframe(1), []
@@ -207,10 +223,13 @@ class MemoryChecker:
         setattr(handle, TAG, self.regions[param])
         return handle
 
-    def check(self, pointers, mask, access):
+    def check(self, pointers, mask, access, values=None):
+        """Refuse an access outside the tensor arguments and record it; `values`: what a store writes."""
         addresses = pointers.data
+        active = None
         if mask is not None:  # a mask is lanes on or off, whatever integer type the interpreter gave it
-            addresses = addresses[np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)]
+            active = np.broadcast_to(np.asarray(mask.data).astype(bool, copy=False), addresses.shape)
+            addresses = addresses[active]
         addresses = addresses.reshape(-1)
         region = getattr(pointers, TAG, None)
         if not addresses.size:
@@ -227,7 +246,12 @@ class MemoryChecker:
             if inside is not None and not inside.all():
                 raise self._violation(access, region, addresses[~inside], positions[~inside], addresses.size,
                                       getattr(pointers, WHY, None), size)
-            self._record(access, region, region.covered(positions, size))
+            if values is not None and size <= region.itemsize:  # one element a lane: the values line up
+                values = np.broadcast_to(np.asarray(values.data), pointers.data.shape)
+                values = (values[active] if active is not None else values).reshape(-1)
+            else:
+                values = None
+            self._record(access, region, region.covered(positions, size), values)
             return
         inside = np.zeros(addresses.size, dtype=bool)
         for region in self.regions.values():
@@ -239,7 +263,7 @@ class MemoryChecker:
             raise OutOfBounds(access, None, interpreter.interpreter_builder.grid_idx, self.dims, [],
                               int((~inside).sum()), addresses.size, "")
 
-    def _record(self, access, region, positions):
+    def _record(self, access, region, positions, values=None):
         code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
         if access != "store" and region.buffer.read_unwritten is None:  # an output is garbage until stored
             unwritten = region.buffer.writers[positions] == -1
@@ -256,6 +280,16 @@ class MemoryChecker:
         if access == "store" and buffer.race is None:
             previous = writers[positions]
             clash = (previous != -1) & (previous != code) & (previous >> 32 == self.launch_index)
+            if clash.any() and values is not None:
+                # The value the element holds again (tiles that overlap at an edge, each writing the same result):
+                # the same in any order, but work repeated.
+                again = np.flatnonzero(clash)[_holds(buffer, positions[clash], values[clash])]
+                if again.size:
+                    if buffer.stored_again is None:
+                        buffer.stored_again = np.zeros(writers.size, dtype=np.int64)
+                    np.add.at(buffer.stored_again, positions[again], 1)
+                    buffer.repeated = max(buffer.repeated, int(buffer.stored_again[positions[again]].max()))
+                clash[again] = False
             if clash.any():  # atomics are meant to be shared; plain stores are not
                 buffer.race = (int(positions[clash][0]), int(previous[clash][0]), code)
         writers[positions] = code
@@ -361,7 +395,7 @@ class MemoryChecker:
             return load(pointers, mask, other, *rest, **kwargs)
 
         def checked_store(pointers, value, mask, *rest, **kwargs):
-            self.check(pointers, mask, "store")
+            self.check(pointers, mask, "store", value)
             if self.tags_pointers:
                 self._lanes_agree(pointers, value, mask)
             return store(pointers, value, mask, *rest, **kwargs)

@@ -224,13 +224,14 @@ def _compile_problem(problem, request, settings):
 def _run(run, order, case, modules, settings, variants=0):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
-    for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads"):
+    for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads", "repeated"):
         _expect(isinstance(run.get(key), dict), f"no {key}")
     _expect(set(run["parents"]) == names and set(run["writers"]) == names and set(run["readers"]) == names and
-            set(run["loads"]) == names and set(run["race"]) <= names and set(run["read_unwritten"]) <= names,
+            set(run["loads"]) == names and set(run["repeated"]) == names and set(run["race"]) <= names and set(run["read_unwritten"]) <= names,
             "the tensors returned are not the case's")
     checked = {"order": order, "printed": _text(run.get("printed", ""), settings.kernel_output_chars),
-               "parents": {}, "writers": {}, "readers": {}, "race": {}, "read_unwritten": {}, "loads": {}}
+               "parents": {}, "writers": {}, "readers": {}, "race": {}, "read_unwritten": {}, "loads": {},
+               "repeated": {}}
     for name, buffer in case.buffers.items():
         parent = run["parents"][name]
         _expect(isinstance(parent, torch.Tensor) and parent.shape == buffer.parent.shape and
@@ -244,6 +245,7 @@ def _run(run, order, case, modules, settings, variants=0):
             _expect(_decodable(codes, case), f"the {key} of {name} name programs that do not exist")
             checked[key][name] = codes
         checked["loads"][name] = _count(run["loads"][name])
+        checked["repeated"][name] = _count(run["repeated"][name])
         if name in run["race"]:
             race = run["race"][name]
             _expect(isinstance(race, (list, tuple)) and len(race) == 3, "a race record is malformed")

@@ -114,7 +114,7 @@ class TrafficRecorder(MemoryChecker):
         self.reducing = False  # inside a reduction, whose elements it counts itself (a combine_fn runs per element)
         self.reductions = {}  # (module, line, shape, axis) -> executions
 
-    def check(self, pointers, mask, access):
+    def check(self, pointers, mask, access, values=None):
         if time.monotonic() > self.deadline:  # an estimate is not worth a check that never ends
             raise ProfileError(f"interpreting its sampled programs took longer than {self.seconds:g} s")
         addresses = np.asarray(pointers.data).astype(np.int64, copy=False)

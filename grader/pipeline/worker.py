@@ -273,6 +273,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
             "loads": {name: int(b.loads) for name, b in buffers.items()},
+            "repeated": {name: int(b.repeated) for name, b in buffers.items()},
             "nan_may_have_hidden": undefined_loaded and passes_over_nan}
 
 
