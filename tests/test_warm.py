@@ -127,8 +127,8 @@ def test_a_forged_worker_does_not_outlive_its_submission(course, isolation):
     forging = UNRESTRICTED + textwrap.dedent('''
         worker = sys.modules["grader.pipeline.worker"]
         honest = worker._run
-        def forged(kernel, case, order, puzzle_params, modules):
-            run = honest(kernel, case, order, puzzle_params, modules)
+        def forged(kernel, case, order, puzzle_params, modules, *args, **kwargs):
+            run = honest(kernel, case, order, puzzle_params, modules, *args, **kwargs)
             run["parents"]["out"].copy_(run["parents"]["x"] + run["parents"]["y"])
             run["writers"]["out"].fill_(0)
             run["error"] = None

@@ -94,7 +94,10 @@ def _check_written(case, buffer, settings):
         diagnostics.append(Diagnostic("unwritten_output", (
             f"{buffer.name}: {int(never_stored.sum())} of {len(positions)} elements were never written, the first "
             f"at {_where(buffer, first)}. No program stored to them: the grid and the offsets must cover every "
-            f"element, and the store mask must only exclude lanes past the end."), case.name))
+            f"element, and the store mask must only exclude lanes past the end."
+            + (" Other elements were stored by more than one program, the same value each time: programs that "
+               "compute the same tile, where each should find its own (the program id to tile mapping)."
+               if buffer.repeated else "")), case.name))
     wrong = ~close & ~never_stored
     # An output read before it was stored: the case ran again with other garbage in it, twice (cases.other_garbage). Where
     # the stored values changed, they depend on what the memory held, right or not; where they did not, the read
