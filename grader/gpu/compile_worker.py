@@ -50,12 +50,16 @@ def compile_puzzle(job, course, target, directory):
             message, module, line = describe(error, modules)
             result["problems"][key] = {"message": message, "module": module, "line": line}
 
+    # The first configuration's constants go with every launch but the timed ones, as Triton's autotuner gives
+    # them (a heuristic may read them).
+    constants = valid[0].get("constants") if valid else None
     if job.get("inspect"):
         if puzzle.benchmark is None:  # as its first case launches it
-            build("inspect", job["verification"][0][0], {}, views=True)
+            build("inspect", job["verification"][0][0], {}, views=True, constants=constants)
         else:
             first = puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
-            build("inspect", benchmark_arguments(puzzle, first, puzzle.benchmark.sizes[0]), first)
+            build("inspect", benchmark_arguments(puzzle, first, puzzle.benchmark.sizes[0]), first,
+                  constants=constants)
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
@@ -63,7 +67,7 @@ def compile_puzzle(job, course, target, directory):
         puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
     for case_index, case in enumerate(job["verification"]):
         for launch_index, args in enumerate(case):
-            build(f"verify-{case_index}-{launch_index}", args, first, views=True)
+            build(f"verify-{case_index}-{launch_index}", args, first, views=True, constants=constants)
     if not job["timed"]:
         return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):

@@ -99,7 +99,7 @@ def verify(kernels, case_index, case):
     return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {}, "read_unwritten": {},
             "writers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
             "readers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
-            "loads": {n: 0 for n in parents}}
+            "loads": {n: 0 for n in parents}, "repeated": {n: 0 for n in parents}}
 
 
 def bench_puzzle(job, course, device, directory):
