@@ -687,3 +687,12 @@ def test_a_kernel_whose_configurations_are_computed_is_told_its_blocks_are_check
     loaded = load_submission(path, course, ["vector_add"])["vector_add"]
     assert loaded.status == "found" and loaded.source.configured_blocks == ()
     assert any("tuning configurations are computed" in note and "GPU stage" in note for note in loaded.notes)
+
+
+def test_a_configuration_list_made_a_billion_times_longer_is_not_made(tmp_path, course):
+    """The grader computes configurations in its own process: arithmetic on numbers only, bounded."""
+    path = tmp_path / "tuned.py"
+    path.write_text(TUNED_ADD.replace("{configs}", "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': u}) for u in SIZES]")
+                    .replace("SIZES = (128, 256)", "SIZES = [1] * 10 ** 9"))
+    loaded = load_submission(path, course, ["vector_add"])["vector_add"]
+    assert loaded.status == "error" and "must be written out" in loaded.diagnostics[0].message

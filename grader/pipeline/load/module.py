@@ -650,12 +650,13 @@ def _evaluated(node, names):
     if operands is None:
         return _UNREAD
     values = [_evaluated(operand, names) for operand in operands]
-    if any(value is _UNREAD or isinstance(value, (bool, str)) and apply is not operator.not_ and
-           apply not in (operator.eq, operator.ne) for value in values):
+    if any(value is _UNREAD for value in values):
         return _UNREAD
-    numbers = [value for value in values if isinstance(value, (int, float))]
-    if any(abs(value) > SMALL for value in numbers) or apply in (operator.pow, operator.lshift) and \
-            (abs(values[1]) > 64 if isinstance(values[1], int) else True):
+    arithmetic = apply is range or isinstance(node, (ast.BinOp, ast.UnaryOp)) and apply is not operator.not_
+    if arithmetic and not all(isinstance(value, (int, float)) for value in values):
+        return _UNREAD  # numbers only: a list or a string made a billion times longer is not a configuration
+    if any(isinstance(value, (int, float)) and abs(value) > SMALL for value in values) or \
+            apply in (operator.pow, operator.lshift) and abs(values[1]) > 64:
         return _UNREAD
     try:
         result = apply(*values)
