@@ -655,6 +655,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr, UNROLL: tl.co
     ("[triton.Config({'BLOCK_SIZE': b, 'UNROLL': u}) for b in SIZES for u in (1, 2)]", [128, 256], [1, 2]),
     ("[triton.Config({'BLOCK_SIZE': b, 'UNROLL': w // 4}, num_warps=w) for b in [128, 256, 512] for w in [4, 8] "
      "if b * w <= 1024 and not b == 256]", [128], [1, 2]),
+    # `and`/`or` give the operand that decides, as in Python
+    ("[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': w >= 8 and 2 or 1}, num_warps=w) for w in (4, 8)]", [128], [1, 2]),
 ])
 def test_configurations_a_comprehension_computes_are_read_without_running_it(tmp_path, course, configs, blocks,
                                                                               unrolls):
@@ -672,10 +674,13 @@ def test_configurations_a_comprehension_computes_are_read_without_running_it(tmp
     "[triton.Config({'BLOCK_SIZE': b, 'UNROLL': 1}) for b in sizes()]",  # a call the grader does not make
     "[triton.Config({'BLOCK_SIZE': 2 ** p, 'UNROLL': 1}) for p in range(10 ** 6)]",  # too many
     "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': 2 ** (10 ** 9)}) for p in [1]]",  # too large a number
+    "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': u}) for u in range(2 ** 63)]",  # longer than Python's len()
+    "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': u}) for u in SIZES]",  # a list, which may change in place
 ])
 def test_configurations_the_grader_cannot_read_give_no_constants(tmp_path, course, configs):
     path = tmp_path / "tuned.py"
-    path.write_text(TUNED_ADD.replace("{configs}", configs).replace("SIZES = (128, 256)", "def sizes():\n    return [128]"))
+    path.write_text(TUNED_ADD.replace("{configs}", configs).replace(
+        "SIZES = (128, 256)", "SIZES = [1, 2]\nSIZES[0] = 3\n\n\ndef sizes():\n    return [128]"))
     loaded = load_submission(path, course, ["vector_add"])["vector_add"]
     assert loaded.status == "error" and "must be written out" in loaded.diagnostics[0].message
 

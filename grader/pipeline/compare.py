@@ -47,11 +47,12 @@ def compare(case, settings=DEFAULT):
         elif buffer.repeated >= 2 ** max(view.dim() for view in buffer.views):
             # Tiles that overlap at an edge store an element at most once a tile that covers it, one or two along
             # each axis, the same value each time: harmless on a GPU. More is a program repeating another's work.
+            most = 2 ** max(view.dim() for view in buffer.views)
             diagnostics.append(Diagnostic("race", (
-                f"{buffer.name}: an element was stored {1 + buffer.repeated} times, by as many programs of one launch, "
-                "the same value each time: programs repeat work that another one does (tiles that overlap at an "
-                f"edge store an element at most {2 ** max(view.dim() for view in buffer.views)} times). Let each program compute and store "
-                "its own part of the output."), case.name))
+                f"{buffer.name}: an element was stored {1 + buffer.repeated} times, by as many programs of one "
+                "launch, the same value each time: programs repeat work that another one does (tiles that overlap "
+                f"at an edge store an element at most {most} times). Let each program compute and store its own "
+                "part of the output."), case.name))
         if buffer.crossed is not None:
             position, first, second = buffer.crossed
             diagnostics.append(Diagnostic("race", (

@@ -9,6 +9,7 @@ allows exactly its own elements, not the span between its first and last.
 """
 import os
 import sys
+import zlib
 from contextlib import contextmanager
 
 import numpy as np
@@ -116,8 +117,8 @@ class SiteSweeps:
 
 
 def _signature(positions):
-    """Which elements a load loaded, in a few numbers (two loads of the same code and offsets give the same)."""
-    return (positions.size, int(positions[0]), int(positions[-1]), int(positions.sum())) if positions.size else (0,)
+    """Which elements a load loaded, in order (two loads of the same code and offsets give the same)."""
+    return positions.size, zlib.crc32(np.ascontiguousarray(positions).tobytes())
 
 
 def _holds(buffer, positions, values):
@@ -127,7 +128,9 @@ def _holds(buffer, positions, values):
 
     try:
         held = buffer.parent.reshape(-1)[torch.from_numpy(np.ascontiguousarray(positions))]
-        given = torch.from_numpy(np.ascontiguousarray(values)).to(held.dtype)
+        given = torch.from_numpy(np.ascontiguousarray(values))
+        # The interpreter holds bfloat16 as its bits (uint16): read them as the tensor's type, never convert them.
+        given = given.view(held.dtype) if given.element_size() == held.element_size() else given.to(held.dtype)
     except (TypeError, RuntimeError):
         return np.zeros(positions.size, dtype=bool)
     same = held == given

@@ -227,7 +227,8 @@ def _run(run, order, case, modules, settings, variants=0):
     for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads", "repeated"):
         _expect(isinstance(run.get(key), dict), f"no {key}")
     _expect(set(run["parents"]) == names and set(run["writers"]) == names and set(run["readers"]) == names and
-            set(run["loads"]) == names and set(run["repeated"]) == names and set(run["race"]) <= names and set(run["read_unwritten"]) <= names,
+            set(run["loads"]) == names and set(run["repeated"]) == names and set(run["race"]) <= names and
+            set(run["read_unwritten"]) <= names,
             "the tensors returned are not the case's")
     checked = {"order": order, "printed": _text(run.get("printed", ""), settings.kernel_output_chars),
                "parents": {}, "writers": {}, "readers": {}, "race": {}, "read_unwritten": {}, "loads": {},

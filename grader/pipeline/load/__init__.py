@@ -502,8 +502,8 @@ def _loaded(puzzle, file, binding, notes):
             shown.append(f"({len(problems) - PROBLEMS_SHOWN} more like these)")
         if language:  # what the GPU compiler rejects as well: the kernel fails
             return Loaded("fail", path=file.name, notes=notes, diagnostics=[Diagnostic("compile", (
-                f"{puzzle.kernel} is not Triton's kernel language (the GPU compiler rejects it, or compiles it otherwise "
-                "than the interpreter runs it):\n"
+                f"{puzzle.kernel} is not Triton's kernel language (the GPU compiler rejects it, or compiles it "
+                "otherwise than the interpreter runs it):\n"
                 + "\n".join(shown)))])
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", (
             f"{puzzle.kernel} needs host code that the grader does not run for a submission:\n" + "\n".join(shown)))])

@@ -526,9 +526,10 @@ def config_constants(configs, module=None):
     """[{name: value}] of each tuning configuration's constants (numbers, booleans and strings written out), in
     order, read without running anything, where the configurations are written out: a list of triton.Config calls
     with a dict of constants, or a comprehension of one over lists, tuples or ranges written out, or module
-    constants, with filters of arithmetic (Triton's persistent matmul tutorial), in the decorator, bound once to a module name or returned by a function of `module` defined once
-    (Triton's tutorials' get_autotune_config()). [] for any other form (a conditional, a function defined twice):
+    constants, with filters of arithmetic (Triton's persistent matmul tutorial), in the decorator, bound once to a
+    module name or returned by a function of `module` defined once (Triton's tutorials' get_autotune_config()). [] for any other form (a conditional, a function defined twice):
     which constants Triton launches the kernel with is then not the grader's to say."""
+    local_names = []
     if isinstance(configs, ast.Call) and isinstance(configs.func, ast.Name) and not configs.args and \
             not configs.keywords and module is not None:
         called = module.names.get(configs.func.id)
@@ -537,12 +538,14 @@ def config_constants(configs, module=None):
             return []
         body = called.function.body[1:] if has_docstring(called.function) else called.function.body
         configs = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+        arguments = called.function.args  # its parameters, not the module's names, inside it
+        local_names = [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
     elif isinstance(configs, ast.Name) and module is not None:  # CONFIGS = [triton.Config(...), ...] above
         bound = module.names.get(configs.id)
         configs = bound.statement.value if bound is not None and bound.kind == "constant" and \
             configs.id not in module.bound_again and isinstance(bound.statement, ast.Assign) else None
     if isinstance(configs, ast.ListComp):
-        return _comprehension_constants(configs, module)
+        return _comprehension_constants(configs, module, local_names)
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
         return []
     given = []
@@ -571,14 +574,14 @@ def _constants(values, loop_values):
     return given
 
 
-def _comprehension_constants(comprehension, module=None):
+def _comprehension_constants(comprehension, module=None, local_names=()):
     """Each configuration of `[triton.Config({...}) for a in (...) for b, c in (...) if ...]`, in the order Python
     makes them, where every loop runs over a list, a tuple or a range() written out, or a module constant bound
     once to one (GROUP_SIZES = (4, 8)), and every filter is arithmetic and comparisons of the loop variables."""
     values = _config_dict(comprehension.elt)
     if values is None or any(generator.is_async for generator in comprehension.generators):
         return []
-    names = _module_literals(module)
+    names = {**_module_literals(module), **{name: _UNREAD for name in local_names}}
     given, count = [], [0]
 
     def unroll(generators, loop_values):
@@ -616,14 +619,15 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
               ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
               ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
-              ast.NotIn: lambda a, b: a not in b, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+              ast.NotIn: lambda a, b: a not in b, ast.USub: operator.neg, ast.UAdd: operator.pos,
+              ast.Not: operator.not_}
 SMALL = 2 ** 64  # the largest number a configuration's arithmetic may make (`2 ** p`, not `10 ** 10 ** 10`)
 
 
 def _evaluated(node, names):
     """The value of a configuration's expression made of numbers, strings, lists, tuples, range() and `names`
-    (the loop variables, module constants) with arithmetic, comparisons and `and`/`or`/`not`; _UNREAD otherwise.
-    Nothing of the submission runs: the grader computes it, on numbers it bounds."""
+    (the loop variables, module constants), with arithmetic on numbers, comparisons and `and`/`or`/`not`; _UNREAD
+    otherwise. Nothing of the submission runs: the grader computes it, on numbers it bounds."""
     if isinstance(node, ast.Constant):
         return node.value if type(node.value) in CONSTANT_TYPES else _UNREAD
     if isinstance(node, ast.Name):
@@ -639,13 +643,14 @@ def _evaluated(node, names):
         operands, apply = [node.operand], _OPERATORS[type(node.op)]
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OPERATORS:
         operands, apply = [node.left, node.comparators[0]], _OPERATORS[type(node.ops[0])]
-    elif isinstance(node, ast.BoolOp):
-        values = [_evaluated(value, names) for value in node.values]
-        if any(value is _UNREAD for value in values):
-            return _UNREAD
-        return all(values) if isinstance(node.op, ast.And) else any(values)
+    elif isinstance(node, ast.BoolOp):  # as Python: the operand that decides, the rest not looked at
+        for operand in node.values:
+            value = _evaluated(operand, names)
+            if value is _UNREAD or (not value if isinstance(node.op, ast.And) else value):
+                return value
+        return value
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and \
-            "range" not in names and not node.keywords and 1 <= len(node.args) <= 3:
+            names.get("range", range) is range and not node.keywords and 1 <= len(node.args) <= 3:
         operands, apply = node.args, range
     if operands is None:
         return _UNREAD
@@ -660,24 +665,26 @@ def _evaluated(node, names):
         return _UNREAD
     try:
         result = apply(*values)
+        if isinstance(result, range) and len(result) > COMPREHENSION_CONFIGS:
+            return _UNREAD
     except (TypeError, ValueError, ZeroDivisionError, OverflowError):
-        return _UNREAD
-    if isinstance(result, range) and len(result) > COMPREHENSION_CONFIGS:
         return _UNREAD
     return result
 
 
 def _module_literals(module):
-    """{name: value} of the module's constants bound once to a list, tuple or number written out."""
+    """{name: value} of the module's constants bound once, by `NAME = ...`, to a tuple or a number written out (a
+    list may be changed in place); every other name the module binds is _UNREAD there (a `range` of its own)."""
     if module is None:
         return {}
     literals = {}
     for name, binding in module.names.items():
-        if binding.kind == "constant" and name not in module.bound_again and \
-                isinstance(binding.statement, ast.Assign) and len(binding.statement.targets) == 1:
-            value = _evaluated(binding.statement.value, {})
-            if value is not _UNREAD:
-                literals[name] = value
+        value = _UNREAD
+        statement = binding.statement
+        if binding.kind == "constant" and name not in module.bound_again and isinstance(statement, ast.Assign) \
+                and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            value = _evaluated(statement.value, {})
+        literals[name] = value if isinstance(value, (tuple, int, float, bool, str)) else _UNREAD
     return literals
 
 

@@ -491,6 +491,10 @@ class Checker:
         elif not isinstance(generator.target, ast.Name):
             self.refuse(node, "Triton 3.6 compiles a comprehension whose loop variable is one name only "
                               "(`[f(p) for p in pairs]`, then unpack `p` in the element)")
+        elif generator.target.id in self.locals:
+            self.refuse(node, "Triton binds a comprehension's variable in the kernel itself (after it, "
+                              f"`{generator.target.id}` is the last element's, in Python the kernel's own): give it "
+                              "a name of its own")
         elif generator.ifs:
             self.refuse(node, "an `if` in a comprehension inside a kernel is dropped by Triton 3.6 and applied by "
                               "later versions: build the tuple without it (its elements a tuple of the ones you want)")
