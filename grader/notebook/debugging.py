@@ -34,7 +34,11 @@ def run(kernel, grid, *args, programs=None, zero_undefined=False, **kwargs):
         if given and name in own:
             raise TypeError(f"{fn.__name__} has a parameter named `{name}`, which is also one of run()'s options: "
                             "pass the kernel's by position")
-    arguments = bind_arguments(kernel, args, kwargs)
+    try:
+        arguments = bind_arguments(kernel, args, kwargs)
+    except KernelCrashed as crash:  # a @triton.heuristics function raised, before any program ran
+        print(f"the launch raised at line {crash.line}: {crash}")
+        return False
     grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
     full = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
     everything = [(x, y, z) for x in range(full[0]) for y in range(full[1]) for z in range(full[2])]

@@ -19,6 +19,8 @@ import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import triton
+
 from ...course import with_configuration_cases
 from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
@@ -26,7 +28,7 @@ from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_
                     read_regular_file, session_sources, UnreadableFile, written_files)
 from .module import (MAIN, ModuleDefinitions, closure, config_constants, constexpr_params, kernel_params,
                      param_defaults, rebuild, skeleton)
-from .rules import stdlib_or_installed
+from .rules import resolve_decorator, stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
 
 __all__ = ["KernelSource", "Loaded", "Submission", "SubmissionError", "load_submission", "read_submission",
@@ -36,6 +38,12 @@ FINAL_WORDS = ("final", "submission", "submit", "done", "solution", "solved")
 DRAFT_WORDS = ("draft", "old", "backup", "bak", "copy", "tmp", "temp", "scratch", "test", "try", "attempt", "wip",
                "orig", "skeleton", "unused")
 PROBLEMS_SHOWN = 3
+
+
+def _heuristics_outside_the_autotuner(binding):
+    """Whether a @triton.heuristics decorator of the kernel sits above its @triton.autotune (applied after it)."""
+    order = [resolve_decorator(decorator, binding.module)[0] for decorator in binding.jit["decorators"]]
+    return triton.autotune in order and triton.heuristics in order[:order.index(triton.autotune)]
 
 
 @dataclass
@@ -533,6 +541,8 @@ def _loaded(puzzle, file, binding, notes):
     if kernel_closure.configs_module is not None:
         configs_module = MAIN if kernel_closure.configs_module is binding.module else \
             kernel_closure.configs_module.file.module_name
+    if _heuristics_outside_the_autotuner(binding.resolved()):
+        first = {}  # Triton's heuristics above @triton.autotune run before it gives a configuration's constants
     source = KernelSource(
         kernel=binding.name, modules={name: text for name, (text, _) in modules.items()},
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
