@@ -92,7 +92,7 @@ class SiteSweeps:
         self.program = program
         self.first = [_signature(positions)]
         self.state = "first"  # first | second | done
-        self.repeated = 0  # loads of the first sweep the second has repeated
+        self.matched = 0  # loads of the first sweep the second has repeated
         self.held = 0  # what the second sweep counted so far
 
     def taken_back(self, positions, counted):
@@ -105,12 +105,12 @@ class SiteSweeps:
             self.state = "second"
         elif self.state == "done":
             return 0
-        if signature != self.first[self.repeated]:
+        if signature != self.first[self.matched]:
             self.state = "done"
             return 0
-        self.repeated += 1
+        self.matched += 1
         self.held += counted
-        if self.repeated < len(self.first):
+        if self.matched < len(self.first):
             return 0
         self.state = "done"
         return self.held
