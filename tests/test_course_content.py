@@ -137,7 +137,8 @@ def test_a_failing_case_is_launched_again_by_the_lines_its_report_gives(bugs, pu
         assert "zero_undefined=True" in launch
     if diagnostic.kind == "out_of_bounds":
         assert completed is False
-        program = diagnostic.message.split(":")[0]
+        message = diagnostic.message  # after what says which tuning configuration's constants the run took
+        program = (message.split("): ", 1)[1] if message.startswith("With ") else message).split(":")[0]
         assert f"stopped before an out-of-bounds access: {program}:" in capsys.readouterr().out
     elif diagnostic.program is not None:
         assert "programs=[" in launch, "the program the diagnostic blames is the one launched"

@@ -237,6 +237,41 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
         assert result.status == "error" and "must be written out (a number, boolean or string" in result.diagnostics[0].message
 
 
+@pytest.mark.parametrize("pruner,graded", [
+    # The autotuner launches only what its early_config_prune keeps for a launch: ADD_Y=0 never, here.
+    ("return [c for c in configs if c.kwargs['ADD_Y'] == 1]", "pass"),
+    ("return [c for c in configs if c.kwargs['ADD_Y'] == 1 or named_args['n_elements'] > 10 ** 6]", "pass"),
+    # Kept for the cases' sizes: it runs there, and fails.
+    ("return [c for c in configs if c.kwargs['ADD_Y'] == 1 or named_args['n_elements'] < 10 ** 6]", "fail"),
+    # The first configuration kept off: the case runs with the second's constants, as the autotuner would.
+    ("return configs[1:]", "fail first"),
+    # A pruner that raises here (one asking for the GPU's properties) or keeps nothing prunes nothing, said so.
+    ("return configs[10]", "raised"),
+    ("return []", "raised"),
+])
+def test_a_case_runs_with_the_configurations_the_kernels_pruner_keeps_for_it(tmp_path, grade, pruner, graded):
+    path = tmp_path / "vector_add.py"
+    configs = "[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]"
+    path.write_text(f"import triton\nimport triton.language as tl\n\n\ndef prune(configs, named_args, **kwargs):\n"
+                    f"    {pruner}\n\n\n" +
+                    TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[], "
+                                                 "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
+                    .replace("import triton\nimport triton.language as tl\n", ""))
+    result = grade(path).puzzle("vector_add")
+    if graded == "pass":
+        assert result.status == "pass", [d.message for d in result.diagnostics]
+        # The case at the second configuration's blocks (512) runs only where the pruner keeps it.
+        assert [note.split(" not run: ")[0] for note in result.notes] == ["many blocks (blocks BLOCK_SIZE=512)"]
+    elif graded == "raised":
+        assert result.status == "fail" and any("early_config_prune raised" in note for note in result.notes), \
+            result.notes
+    else:
+        message = result.cases[0].diagnostics[0].message
+        assert result.status == "fail" and message.startswith(
+            "With ADD_Y=0, as another of the kernel's tuning configurations gives it"), message
+        assert ("keeps the first configuration off this case" in message) == (graded == "fail first")
+
+
 @pytest.mark.parametrize("operation,status", [("add", "pass"), ("subtract", "fail")])
 def test_a_string_the_configurations_give_a_parameter_is_its_value(tmp_path, grade, operation, status):
     """A constant of any type a constexpr takes, as the matmul tutorial's ACTIVATION: a string."""

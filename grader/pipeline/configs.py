@@ -15,24 +15,11 @@ def read_configs(expression, namespace, kernel_names, target):
     evaluated in `namespace` (a kernel's module, sandbox side) for an NVIDIA GPU of compute capability
     `target` (90: an H100), which is what Triton's driver says to code that asks (`is_cuda()`)."""
     import triton
-    from triton.backends.compiler import GPUTarget
 
-    class TargetDriver:  # the sandbox has no GPU, or not the one compiled for
-        @staticmethod
-        def get_current_target():
-            return GPUTarget("cuda", target, 32)
-
-    drivers = triton.runtime.driver
-    previous = drivers.__dict__.get("_active")  # `.active` would create a driver, which fails without a GPU
-    drivers.set_active(TargetDriver())
     try:
-        value = eval(compile(expression, "<tuning configurations>", "eval"), namespace)
+        value = tuning_configs(expression, namespace, kernel_names, target)
     except Exception as error:
         return [{"error": f"the tuning configurations raise {type(error).__name__}: {error}"}]
-    finally:
-        drivers.set_active(previous)
-    if isinstance(value, dict):
-        value = next((value[name] for name in kernel_names if name in value), [])
     if not isinstance(value, (list, tuple)):
         return [{"error": "the tuning configurations are not a list of triton.Config(...)"}]
     configs = []
@@ -45,6 +32,29 @@ def read_configs(expression, namespace, kernel_names, target):
             configs.append({"kwargs": dict(config.kwargs), "num_warps": config.num_warps,
                             "num_stages": config.num_stages})
     return configs
+
+
+def tuning_configs(expression, namespace, kernel_names, target):
+    """What `expression` gives, evaluated in `namespace` as read_configs says (raises what it raises): a kernel's
+    list of triton.Config, or anything else."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    class TargetDriver:  # the sandbox has no GPU, or not the one compiled for
+        @staticmethod
+        def get_current_target():
+            return GPUTarget("cuda", target, 32)
+
+    drivers = triton.runtime.driver
+    previous = drivers.__dict__.get("_active")  # `.active` would create a driver, which fails without a GPU
+    drivers.set_active(TargetDriver())
+    try:
+        value = eval(compile(expression, "<tuning configurations>", "eval"), namespace)
+    finally:
+        drivers.set_active(previous)
+    if isinstance(value, dict):
+        value = next((value[name] for name in kernel_names if name in value), [])
+    return value
 
 
 def validate_configs(puzzle, configs, params):

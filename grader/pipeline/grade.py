@@ -268,27 +268,45 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
                        for problem in outcome["compile"]]
         return PuzzleResult(puzzle.id, puzzle.title, "fail", 0, puzzle.points, diagnostics=diagnostics)
     runs = list(outcome["cases"])
-    checked = [run_case(puzzle, index, source, run, seed, settings) for index, run in enumerate(runs)]
+    checked = [run_case(puzzle, index, source, run, seed, settings, run.get("constants"), True)
+               for index, run in enumerate(runs)]
     for index, run in enumerate(runs):  # right with the first tuning configuration's constants: with the others'?
         for variant, again in zip(source.variants, run["variants"] if not checked[index][0] else ()):
+            if again is None:  # the kernel's pruner keeps every configuration giving these off the case
+                continue
             diagnostics, case = run_case(puzzle, index, source, again, seed, settings, variant)
             if diagnostics:
                 checked[index], runs[index] = (diagnostics, case), again
                 break
-    shuffled = [index for index, (diagnostics, case) in enumerate(checked) if diagnostics and not case.constants
-                and puzzle.cases[index].order == "shuffled" and not puzzle.cases[index].hidden]
+    # A case whose own run failed (not one with another configuration's constants), run again in order
+    shuffled = [index for index, (diagnostics, case) in enumerate(checked) if diagnostics and
+                runs[index] is outcome["cases"][index] and puzzle.cases[index].order == "shuffled" and
+                not puzzle.cases[index].hidden]
     reruns = in_order(shuffled) if shuffled and in_order else {}
     order_dependent = {index for index, run in reruns.items()
-                       if not run_case(puzzle, index, source, run, seed, settings)[0]}
+                       if not run_case(puzzle, index, source, run, seed, settings, run.get("constants"), True)[0]}
     case_results = [_case_result(puzzle, index, source, run, *checked[index], index in order_dependent, pictures)
                     for index, run in enumerate(runs)]
     passed = all(r.status == "pass" for r in case_results)
     result = PuzzleResult(puzzle.id, puzzle.title, "pass" if passed else "fail", score(puzzle, case_results),
-                          puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params))
+                          puzzle.points, cases=case_results, diagnostics=diagnose(puzzle, case_results, source.params),
+                          notes=_pruning_notes(puzzle, outcome["cases"]))
     if passed and "profile" in outcome:
         chosen = performance.get(puzzle.id) if isinstance(performance, dict) else None
         result.performance = _estimate(puzzle, source, outcome["profile"], settings.estimate_gpu, chosen)
     return result
+
+
+def _pruning_notes(puzzle, runs):
+    """What the report says of the kernel's early_config_prune: the cases it kept every configuration off (not
+    run), or what it raised on the CPU (once)."""
+    notes = [f"{spec.name} not run: {run['pruned']} (on a GPU the autotuner never launches them there; `triton-course "
+             "bench` verifies each configuration it times)" for spec, run in zip(puzzle.cases, runs) if "pruned" in run]
+    error = next((run["prune_error"] for run in runs if "prune_error" in run), None)
+    if error:
+        notes.append(f"the kernel's early_config_prune raised {error} on the CPU: every tuning configuration ran on "
+                     "every case")
+    return notes
 
 
 def score(puzzle, case_results):
@@ -337,9 +355,10 @@ def _hidden_message(kind):
             "multiple of the block, one smaller than a block, one that needs more programs.")
 
 
-def run_case(puzzle, index, source, run, seed, settings, constants=None):
+def run_case(puzzle, index, source, run, seed, settings, constants=None, instead_of_first=False):
     """(diagnostics, case) of one run of a case: the worker's memory put back into the case, then compared.
-    `constants`: the kernel's own parameters, as the tuning configuration the run took them from gives them."""
+    `constants`: the kernel's own parameters, as the tuning configuration the run took them from gives them
+    (`instead_of_first`: the case's own run, with the first configuration's kept off it by the kernel's pruner)."""
     case = make_case(puzzle, index, seed)
     case.constants = dict(constants or {})
     for name, buffer in case.buffers.items():
@@ -356,6 +375,8 @@ def run_case(puzzle, index, source, run, seed, settings, constants=None):
         buffer.loads = int(run["loads"][name])
         buffer.repeated = int(run["repeated"][name])
     error = run["error"]
+    if run.get("pruned"):
+        return [], case  # no program ran: the kernel's pruner keeps the configuration off this case
     if error is not None:
         message = error["message"]
         if error.get("line"):
@@ -371,7 +392,9 @@ def run_case(puzzle, index, source, run, seed, settings, constants=None):
         diagnostics[0].message += f"\nThe kernel printed:\n{run['printed'].rstrip()}"
     if diagnostics and case.constants:
         given = ", ".join(f"{name}={value!r}" for name, value in case.constants.items())
+        why = ("the kernel's early_config_prune keeps the first configuration off this case" if instead_of_first
+               else "the case passes with the first's")
         diagnostics[0].message = (f"With {given}, as another of the kernel's tuning configurations gives "
                                   f"{'it' if len(case.constants) == 1 else 'them'} (the autotuner may launch any of "
-                                  f"them on a GPU; the case passes with the first's): {diagnostics[0].message}")
+                                  f"them on a GPU; {why}): {diagnostics[0].message}")
     return diagnostics, case

@@ -10,6 +10,7 @@ import io
 
 import torch
 
+from ..course import configuration_case_base
 from .cases import other_garbage
 from .load.files import UnreadableFile, read_regular_file
 from .performance import GPUS
@@ -35,6 +36,8 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
                "variants": [dict(variant) for variant in source.variants],
                "cases": [case_payload(puzzle, case, order) for case in cases]}
+    if source.prune is not None and source.configs is not None:  # which configurations each case may run with
+        request["prune"] = {"configs": source.configs, "configs_module": source.configs_module, "by": source.prune}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
                               "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
@@ -58,7 +61,8 @@ def case_payload(puzzle, case, order=None):
     return {"buffers": buffers, "launches": launches, "order": order or case.spec.order,
             "refill": {name: other_garbage(b, case.seed) for name, b in case.buffers.items()
                        if b.spec.role == "output"},
-            "written": [name for name, b in case.buffers.items() if b.spec.written]}
+            "written": [name for name, b in case.buffers.items() if b.spec.written],
+            "configuration": configuration_case_base(case.spec.name) is not None}
 
 
 def read_result(path, settings):
@@ -83,7 +87,8 @@ def check_outcome(outcome, request, cases, settings):
     if checked["compile"]:
         return checked
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
-                                  settings, request["modules"], len(request.get("variants", ())))
+                                  settings, request["modules"],
+                                  [request.get("tuned", {}), *request.get("variants", ())])
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
@@ -173,12 +178,14 @@ def _flag(value):
     return value
 
 
-def check_runs(returned, cases, orders, settings, modules=(), variants=0):
+def check_runs(returned, cases, orders, settings, modules=(), configurations=({},)):
     """[checked run per case] of a worker's `returned` runs, one per case, each in that case's program order
-    (`orders`); `modules`: the names an error may point into; `variants`: how many runs again with other tuning
-    configurations' constants each run that ended without an error brings."""
+    (`orders`); `modules`: the names an error may point into; `configurations`: the kernel's own constants as
+    its first tuning configuration gives them, then as each other does (a run that ended without an error brings
+    one run again for each other, or None where the kernel's pruner kept it off the case)."""
     _expect(isinstance(returned, list) and len(returned) == len(cases), "not one run per case")
-    return [_run(run, order, case, modules, settings, variants) for case, order, run in zip(cases, orders, returned)]
+    return [_run(run, order, case, modules, settings, configurations)
+            for case, order, run in zip(cases, orders, returned)]
 
 
 def _expect(condition, reason):
@@ -221,7 +228,7 @@ def _compile_problem(problem, request, settings):
             "case": case}
 
 
-def _run(run, order, case, modules, settings, variants=0):
+def _run(run, order, case, modules, settings, configurations=({},)):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
     for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads", "repeated"):
@@ -271,6 +278,12 @@ def _run(run, order, case, modules, settings, variants=0):
         _int(position, 0, case.buffers[name].parent.numel())
         _expect(_decodable(torch.tensor([first, second]), case), "a crossing names programs that do not exist")
         checked["crossed"][name] = (position, first, second)
+    for key in ("pruned", "prune_error"):  # the kernel's early_config_prune: what it kept off, or what it raised
+        if run.get(key) is not None:
+            checked[key] = _text(run[key], 300)
+    if run.get("constants") is not None:  # another configuration's, where the pruner keeps the first's off
+        _expect(run["constants"] in configurations[1:], "a run's constants are none of the configurations'")
+        checked["constants"] = dict(run["constants"])
     checked["refill_failed"] = run.get("refill_failed", False)
     _expect(isinstance(checked["refill_failed"], bool), "a second run's failure is not a flag")
     refilled = run.get("refilled", {})
@@ -288,9 +301,10 @@ def _run(run, order, case, modules, settings, variants=0):
     checked["zero_filled"] = {name: _run_again(parent, case.buffers[name]) for name, parent in zero_filled.items()}
     checked["error"] = None if run.get("error") is None else _error(run["error"], case, modules)
     again = run.get("variants", [])
-    _expect(isinstance(again, list) and len(again) == (variants if checked["error"] is None else 0),
+    _expect(isinstance(again, list) and len(again) == (len(configurations) - 1 if checked["error"] is None else 0),
             "not one run again for each tuning configuration")
-    checked["variants"] = [_run(other, order, case, modules, settings) for other in again]
+    checked["variants"] = [None if other is None else _run(other, order, case, modules, settings)
+                           for other in again]
     return checked
 
 

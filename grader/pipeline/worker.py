@@ -11,17 +11,19 @@ The modules run with a short list of builtins and can import only triton, math a
 compile for the GPU before it is interpreted.
 """
 import builtins
+import copy
 import sys
 import types
 import warnings
 from pathlib import Path
 
 import torch
+import triton
 
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
-from .configs import read_configs
+from .configs import read_configs, tuning_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
@@ -141,15 +143,24 @@ def run_puzzle(job, directory, course=None):
         """The cases' runs, and with a callable that gives the benchmark launch's lane layouts
         (compile_check.benchmark_compile) the profile too, while the compile may still run in a fork."""
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
+        fn = python_function(kernel)
+        params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+        pruner = _pruner(job, modules)
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=tuned)
+                kept, pruning = _kept_by_the_pruner(pruner, case, params, [tuned, *variants])
+                main = next((constants for constants in [tuned, *variants] if constants in kept), tuned)
+                run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
+                           launched=pruning.get("pruned") is None)
+                run.update(pruning)
+                if main != tuned:
+                    run["constants"] = main
                 refill = {name: parents for name, parents in case.get("refill", {}).items()
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?
                     again = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
-                                  {name: parents[i] for name, parents in refill.items()}, constants=tuned)
+                                  {name: parents[i] for name, parents in refill.items()}, constants=main)
                              for i in range(len(next(iter(refill.values()))))]
                     run["refilled"] = {name: [other["parents"][name] for other in again] for name in refill}
                     run["refill_failed"] = any(other["error"] is not None for other in again)
@@ -157,13 +168,16 @@ def run_puzzle(job, directory, course=None):
                 # 0 there too?
                 if run.pop("nan_may_have_hidden") and run["error"] is None:
                     zero = _run(kernel, case, case["order"], job["puzzle_params"], modules, zero_undefined=True,
-                                constants=tuned)
+                                constants=main)
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
                 if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
+                    # None where the kernel's early_config_prune keeps every configuration giving them off the case.
                     run["variants"] = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
-                                            constants=variant) for variant in variants]
-                    for again in run["variants"]:
+                                            constants=variant)
+                                       if "pruned" not in run and variant in kept and variant != main else None
+                                       for variant in variants]
+                    for again in filter(None, run["variants"]):
                         again.pop("nan_may_have_hidden")
                 runs.append(run)
                 (Path(directory) / f"{job['id']}.progress").write_text(str(len(runs)))  # read by the grader
@@ -225,11 +239,69 @@ def _safe(key):
     return "".join(c if c.isalnum() else "_" for c in key)
 
 
-def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False, constants=None):
+def _pruner(job, modules):
+    """(the kernel's tuning configurations, as triton.Config, and its @triton.autotune's early_config_prune), or
+    (None, what evaluating them raised), or None where it has no pruner."""
+    if job.get("prune") is None:
+        return None
+    namespace = modules.loaded[job["prune"]["configs_module"]].__dict__
+    try:
+        configs = list(tuning_configs(job["prune"]["configs"], namespace, [job["kernel"]], max(job["targets"])))
+        by = eval(compile(job["prune"]["by"], "<prune_configs_by>", "eval"), namespace)
+        pruner = by.get("early_config_prune") if isinstance(by, dict) else None
+    except Exception as error:
+        return None, f"{type(error).__name__}: {error}"[:300]
+    if not configs or not all(isinstance(config, triton.Config) for config in configs) or not callable(pruner):
+        return None
+    return configs, pruner
+
+
+def _kept_by_the_pruner(pruner, case, params, constants):
+    """(the sets of the kernel's own constants, of `constants`, that the configurations its early_config_prune
+    (`pruner`: _pruner's) keeps for the case's first launch give, {"pruned": why the case is not run} for a
+    configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what the pruner raised}).
+
+    On a GPU the autotuner launches only what its pruner keeps for the launch's arguments (Triton's
+    Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. A
+    pruner that raises here (one asking for the GPU's properties) prunes nothing, as without one."""
+    if pruner is None:
+        return constants, {}
+    configs, prune = pruner
+    if configs is None:
+        return constants, {"prune_error": prune}
+    args = case["launches"][0]["args"]
+    configured = {name for config in configs for name in config.kwargs}
+    # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
+    named = {name: value for name, value in zip(params, args) if name not in configured}
+    try:
+        kept = prune(copy.deepcopy(configs), named)
+        _expect_configs(kept)
+    except Exception as error:
+        return constants, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
+    own = list(constants[0]) if constants else []
+    kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
+    if case.get("configuration"):
+        given = dict(zip(params, args))
+        blocks = [{n: v for n, v in config.kwargs.items() if n not in own} for config in configs]
+        matching = [config for config in blocks if all(given.get(n) == v for n, v in config.items())]
+        if matching and not any(config in matching for config in
+                                [{n: v for n, v in k.kwargs.items() if n not in own} for k in kept]):
+            shown = ", ".join(f"{n}={v!r}" for n, v in matching[0].items())
+            return constants, {"pruned": f"the kernel's early_config_prune keeps {shown} off this case's sizes"}
+    return [c for c in constants if c in kept_constants], {}
+
+
+def _expect_configs(kept):
+    if not isinstance(kept, list) or not kept or not all(isinstance(c, triton.Config) for c in kept):
+        raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")
+
+
+def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False, constants=None,
+         launched=True):
     """One run of a case: fresh copies of its tensors (the parents in `refill` in place of their own), the launches
     in order, what memory looks like after; `zero_undefined`: masked-off lanes loaded without other= hold 0, as on
     a GPU, instead of NaN; `constants`: {parameter: value} of the kernel's own parameters, as a tuning configuration
-    gives them."""
+    gives them; not `launched`: the case's memory as it was given, no program run."""
     copies = _copy_case(case)
     for name, parent in (refill or {}).items():
         copies["buffers"][name]["parent"].copy_(parent)
@@ -245,7 +317,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
     for launch_index, plan in enumerate(copies["launches"]):
         regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
                    for position, (name, index) in plan["regions"].items()}
-        programs = [tuple(p) for p in plan[order]]
+        programs = [tuple(p) for p in plan[order]] if launched else []
         try:
             arguments = bind_arguments(kernel, plan["args"], constants)
             checker = MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"], zero_undefined)

@@ -165,6 +165,8 @@ def check_case(kernel, puzzle, case, seed, tuned=None):
               if puzzle["tensors"][n]["role"] in ("input", "inout") and "init" not in puzzle["tensors"][n]}
     expected = next(iter(reference.values()))(**inputs)
     expected = expected if isinstance(expected, tuple) else (expected,)
+    if callable(tuned):
+        tuned = tuned(args)
     kernel[grid](*args, **(tuned or {}))
     written = [n for n, s in puzzle["tensors"].items() if s["role"] in ("output", "inout")]
     tolerance = puzzle.get("tolerance", {}).get(dtype, {})
@@ -178,12 +180,24 @@ def check_file(path):
     from triton.runtime.autotuner import Autotuner
     puzzle = PUZZLES[path.parent.name]
     kernel = load_kernel(path, puzzle["kernel"])
-    tuned = {}
+    tuners = []
     while isinstance(kernel, Autotuner):  # the case chooses the blocks, as a launch without autotuning does
-        # and a parameter of the kernel's own only its configurations give takes theirs (alike in every one)
-        passed = kernel.arg_names[:len(puzzle["launch"]["args"])]  # the puzzle's, by position
-        tuned.update({k: v for k, v in kernel.configs[0].kwargs.items() if k not in passed})
+        tuners.append(kernel)
         kernel = kernel.fn
+
+    def tuned(args):
+        """A parameter of the kernel's own only its configurations give takes the first configuration's value, of
+        those an early_config_prune keeps for the launch's arguments (the ones a launch passes: not the blocks)."""
+        constants = {}
+        for tuner in tuners:
+            passed = tuner.arg_names[:len(puzzle["launch"]["args"])]  # the puzzle's, by position
+            configured = {k for config in tuner.configs for k in config.kwargs}
+            configs = tuner.configs
+            if tuner.early_config_prune:
+                configs = tuner.early_config_prune(configs, {k: v for k, v in zip(tuner.arg_names, args)
+                                                             if k not in configured})
+            constants.update({k: v for k, v in configs[0].kwargs.items() if k not in passed})
+        return constants
     checked = 0
     for index, case in enumerate(puzzle["cases"]):
         if case.get("layout") == "split":

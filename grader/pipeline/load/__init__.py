@@ -57,6 +57,7 @@ class KernelSource:
     heuristics: tuple = ()  # the parameters @triton.heuristics computes
     configs: str = None  # an expression of the GPU configurations (@triton.autotune or GPU_CONFIGS)...
     configs_module: str = None  # ... evaluated in this module, in the sandbox of the GPU stage
+    prune: str = None  # an expression of @triton.autotune's prune_configs_by, evaluated there too
     config_problems: tuple = ()  # why the GPU configurations cannot be read
     # {parameter: value} of the kernel's own parameters as the first tuning configuration gives them (the rebuilt
     # kernel's defaults): passed to each launch as Triton's autotuner passes them, where a heuristic sees them
@@ -537,6 +538,7 @@ def _loaded(puzzle, file, binding, notes):
     configs = None
     if kernel_closure.configs is not None:
         configs = ast.unparse(kernel_closure.configs)
+    prune = ast.unparse(kernel_closure.prune) if kernel_closure.prune is not None else None
     configs_module = None
     if kernel_closure.configs_module is not None:
         configs_module = MAIN if kernel_closure.configs_module is binding.module else \
@@ -547,7 +549,7 @@ def _loaded(puzzle, file, binding, notes):
         kernel=binding.name, modules={name: text for name, (text, _) in modules.items()},
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
-        configs_module=configs_module, config_problems=tuple(kernel_closure.config_problems),
+        configs_module=configs_module, prune=prune, config_problems=tuple(kernel_closure.config_problems),
         tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given))
     return Loaded("found", source, file.name, notes=notes)
 

@@ -224,9 +224,11 @@ class ModuleDefinitions:
             if decorator is triton.jit and wrapped.kind == "function":  # add_kernel = triton.jit(add)
                 checker = Checker(self, host=True)
                 checker.expression(value.func)
+                checker.signature(wrapped.function)  # a kernel's now: every parameter by name
                 self._bind(Binding("jit", names[0], self, statement, order, function=wrapped.function,
-                                   depends=checker.used, jit={"call": None, "heuristics": [], "configs": None,
-                                                              "wrapped": wrapped, "decorators": [value.func]}))
+                                   depends=checker.used, problems=checker.problems,
+                                   jit={"call": None, "heuristics": [], "configs": None,
+                                        "wrapped": wrapped, "decorators": [value.func]}))
                 return
         checker = Checker(self, host=True)
         checker.expression(value)
@@ -269,7 +271,7 @@ class ModuleDefinitions:
 
     def _function(self, statement, order):
         signature = Checker(self, host=True)
-        signature.signature(statement)
+        signature.signature(statement, plain=not statement.decorator_list)
         if not statement.decorator_list:
             self._bind(Binding("function", statement.name, self, statement, order, function=statement,
                                depends=signature.used, problems=signature.problems))
@@ -312,9 +314,13 @@ class ModuleDefinitions:
             elif obj is triton.autotune and call is not None:
                 configs = next((k.value for k in call.keywords if k.arg == "configs"),
                                call.args[0] if call.args else None)
+                # {"early_config_prune": ...}: which configurations the autotuner launches for a launch's arguments
+                prune = next((k.value for k in call.keywords if k.arg == "prune_configs_by"), None)
                 checker = Checker(self, host=True)  # evaluated when the def runs, by the GPU stage only
                 checker.expression(configs)
-                jit.update(configs=configs, configs_depends=checker.used,
+                if prune is not None:
+                    checker.expression(prune)
+                jit.update(configs=configs, prune=prune, configs_depends=checker.used,
                            config_problems=[f"{p.code}: {p.message}" for p in checker.problems])
         self._bind(Binding("jit", statement.name, self, statement, order, jit=jit, **common))
 
@@ -379,6 +385,7 @@ class Closure:
     heuristics: list = field(default_factory=list)  # the parameters the kernel's heuristics compute
     configs: ast.expr = None  # the kernel's GPU configurations (@triton.autotune or GPU_CONFIGS), evaluated apart
     configs_module: "ModuleDefinitions" = None
+    prune: ast.expr = None  # @triton.autotune's prune_configs_by, evaluated beside the configurations
     config_problems: list = field(default_factory=list)  # why the configurations cannot be read (GPU stage only)
 
 
@@ -404,6 +411,7 @@ def closure(binding):
     else:
         result.configs, result.configs_module = expression, (kernel.module if expression is not tuning_value(tuning)
                                                              else tuning.module)
+        result.prune = kernel.jit.get("prune") if expression is kernel.jit.get("configs") else None
         known = {id(b) for b in result.bindings}
         result.bindings += [b for b in configs.bindings if id(b) not in known]
     return result

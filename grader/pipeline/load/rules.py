@@ -241,10 +241,11 @@ class Checker:
                                      self.host if host is None else host))
 
     # --- definitions -------------------------------------------------------------------------------------------
-    def signature(self, node):
-        """What a `def` evaluates when it runs: its parameters' annotations and defaults."""
+    def signature(self, node, plain=False):
+        """What a `def` evaluates when it runs: its parameters' annotations and defaults. `plain`: a function no
+        decorator makes a kernel (host code, which may take *args and **kwargs: a configuration pruner's)."""
         arguments = node.args
-        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+        if not plain and (arguments.vararg or arguments.kwarg or arguments.kwonlyargs):
             self.refuse(node, "*args, **kwargs and keyword-only parameters are not supported by Triton: list every "
                               "parameter by name")
         for argument in arguments.posonlyargs + arguments.args:

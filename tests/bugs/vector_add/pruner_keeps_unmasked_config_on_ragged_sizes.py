@@ -1,0 +1,27 @@
+"""Masked and unmasked tuning configurations, and an early_config_prune meant to keep the unmasked one off sizes
+the blocks do not divide, but it tests divisibility by 128, not by every block: at N=384 the autotuner may launch
+the unmasked configuration with a block of 256, reading and writing past the end.
+
+expect: out_of_bounds
+"""
+import triton
+import triton.language as tl
+
+
+def unmasked_only_for_whole_blocks(configs, named_args, **kwargs):
+    whole = named_args["n_elements"] % 128 == 0
+    return [config for config in configs if config.kwargs["MASKED"] or whole]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024, "MASKED": False}, num_warps=4)],
+                 key=["n_elements"], prune_configs_by={"early_config_prune": unmasked_only_for_whole_blocks})
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    if MASKED:
+        mask = offsets < n_elements
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                 mask=mask)
+    else:
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) + tl.load(y_ptr + offsets))
