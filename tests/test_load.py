@@ -272,6 +272,24 @@ def test_a_case_runs_with_the_configurations_the_kernels_pruner_keeps_for_it(tmp
         assert ("keeps the first configuration off this case" in message) == (graded == "fail first")
 
 
+def test_the_estimate_is_of_the_first_configuration_the_pruner_keeps_at_the_benchmarks_size(tmp_path, course):
+    path = tmp_path / "vector_add.py"
+    path.write_text(
+        "import triton\nimport triton.language as tl\n\n\n"
+        "def wide_at_large_sizes(configs, named_args, **kwargs):\n"
+        "    return configs[1:] if named_args['n_elements'] >= 2 ** 20 else configs\n\n\n"
+        "@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}), triton.Config({'BLOCK_SIZE': 2048})],\n"
+        "                 key=['n_elements'], prune_configs_by={'early_config_prune': wide_at_large_sizes})\n"
+        "@triton.jit\n"
+        "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+        "    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    mask = offsets < n_elements\n"
+        "    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),\n"
+        "             mask=mask)\n")
+    result = grade_submission(course, path, ["vector_add"], performance=True).puzzle("vector_add")
+    assert result.status == "pass" and result.performance["config"]["kwargs"] == {"BLOCK_SIZE": 2048}
+
+
 @pytest.mark.parametrize("operation,status", [("add", "pass"), ("subtract", "fail")])
 def test_a_string_the_configurations_give_a_parameter_is_its_value(tmp_path, grade, operation, status):
     """A constant of any type a constexpr takes, as the matmul tutorial's ACTIVATION: a string."""

@@ -138,7 +138,9 @@ def estimate(puzzle, params, profile, gpu, chosen=None):
     sizes = dict(puzzle.benchmark.sizes[0])
     if "error" in profile:
         return unavailable(puzzle, gpu, f"the kernel could not be profiled at the benchmark size: {profile['error']}")
-    config = launch_config(puzzle, profile["configs"], params, chosen)
+    # The configurations the kernel's pruner keeps at the benchmark's size, where it has one (worker._plan)
+    configs = [profile["configs"][i] for i in profile["kept"]] if profile.get("kept") else profile["configs"]
+    config = launch_config(puzzle, configs, params, chosen)
     from .compile_check import benchmark_launch
     tensors, _, grid = benchmark_launch(puzzle, config, sizes)
     programs = math.prod(grid)

@@ -107,10 +107,15 @@ def check_profile(profile, modules=None):
     programs = profile.get("programs")
     _expect(isinstance(programs, list) and 1 <= len(programs) <= 3 and
             all(isinstance(p, list) and len(p) == 3 for p in programs), "the profile's programs are malformed")
+    kept = profile.get("kept")  # which of the configurations the kernel's pruner keeps at the benchmark's size
+    _expect(kept is None or isinstance(kept, list) and 1 <= len(kept) <= len(configs) and
+            all(type(i) is int and 0 <= i < len(configs) for i in kept), "the configurations kept are malformed")
     checked = {"configs": configs, "programs": [[_int(i, 0, 2 ** 31) for i in p] for p in programs],
                "resources": check_resources(profile.get("resources")), "special": _count(profile.get("special", 0)),
                "arithmetic": _count(profile.get("arithmetic", 0)), "rounds": _count(profile.get("rounds")),
                "sites": [], "dots": [], "unique": [], "reductions": []}
+    if kept is not None:
+        checked["kept"] = list(kept)
     for key, fields, limit in (("sites", SITE_COUNTS, 256), ("dots", ("m", "n", "k", "executions"), 64),
                                ("unique", ("bytes",), 64)):
         entries = profile.get(key)

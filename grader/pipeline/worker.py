@@ -11,6 +11,7 @@ The modules run with a short list of builtins and can import only triton, math a
 compile for the GPU before it is interpreted.
 """
 import builtins
+import contextlib
 import copy
 import sys
 import types
@@ -206,15 +207,26 @@ def run_puzzle(job, directory, course=None):
 def _plan(job, modules, kernel, course):
     """The profile's Plan, or {"configs", "error"} when the launch cannot be made."""
     puzzle = course.puzzle(job["profile"]["puzzle"])
-    configs = []
+    configs, chosen, kept = [], job["profile"].get("config"), None
     try:
         if job["profile"]["configs"] is not None:
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
                                    [job["kernel"], puzzle.kernel], job["profile"]["target"])
-        plan = Plan(kernel, puzzle, configs, job["profile"].get("config"), job.get("tuned"))
+        plan = Plan(kernel, puzzle, configs, chosen, job.get("tuned"))
+        pruner = _pruner(job, modules)
+        if chosen is None and pruner is not None and pruner[0] is not None and \
+                len(pruner[0]) == len(configs) and not any("error" in config for config in configs):
+            # The GPU stage's autotuner times, at the benchmark's size, only what the kernel's pruner keeps there.
+            fn = python_function(kernel)
+            with contextlib.suppress(Exception):  # a pruner that raises here prunes nothing, as for the cases
+                kept = _kept_indices(pruner, fn.__code__.co_varnames[:fn.__code__.co_argcount], plan.args)
+            if kept is not None and kept[0] != 0:
+                first = pruner[0][kept[0]].kwargs
+                plan = Plan(kernel, puzzle, [configs[i] for i in kept], None,
+                            {name: first.get(name) for name in job.get("tuned", {})})
     except Exception as error:
         return {"configs": configs, "error": f"{type(error).__name__}: {error}"[:500]}
-    plan.configs = configs
+    plan.configs, plan.kept = configs, kept
     return plan
 
 
@@ -224,7 +236,8 @@ def _profile(kernel, plan, lanes, modules, seconds):
     if not isinstance(plan, Plan):
         return plan
     try:
-        return {"configs": plan.configs, **profile(kernel, plan, lanes, modules.file_modules, seconds)}
+        kept = {} if plan.kept is None else {"kept": plan.kept}  # of the configurations, at the benchmark's size
+        return {"configs": plan.configs, **kept, **profile(kernel, plan, lanes, modules.file_modules, seconds)}
     except ProfileError as error:
         return {"configs": plan.configs, "error": str(error)}
     except KernelCrashed as crash:  # raised from inside the kernel: the recorder's own ProfileError, or the kernel's
@@ -270,12 +283,8 @@ def _kept_by_the_pruner(pruner, case, params, constants):
     if configs is None:
         return constants, {"prune_error": prune}
     args = case["launches"][0]["args"]
-    configured = {name for config in configs for name in config.kwargs}
-    # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
-    named = {name: value for name, value in zip(params, args) if name not in configured}
     try:
-        kept = prune(copy.deepcopy(configs), named)
-        _expect_configs(kept)
+        kept = [configs[index] for index in _kept_indices(pruner, params, args)]
     except Exception as error:
         return constants, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
     own = list(constants[0]) if constants else []
@@ -291,9 +300,26 @@ def _kept_by_the_pruner(pruner, case, params, constants):
     return [c for c in constants if c in kept_constants], {}
 
 
-def _expect_configs(kept):
-    if not isinstance(kept, list) or not kept or not all(isinstance(c, triton.Config) for c in kept):
+def _kept_indices(pruner, params, args):
+    """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: _pruner's) keeps
+    for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it; raises what it
+    raises, or TypeError where what it returns is no list of some of them."""
+    configs, prune = pruner
+    configured = {name for config in configs for name in config.kwargs}
+    # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
+    named = {name: value for name, value in zip(params, args) if name not in configured}
+    kept = prune(copy.deepcopy(configs), named)
+
+    def index(config):  # a copy of one of them, or a new triton.Config alike
+        if isinstance(config, triton.Config):
+            for i, other in enumerate(configs):
+                if (config.kwargs, config.num_warps, config.num_stages) == \
+                        (other.kwargs, other.num_warps, other.num_stages):
+                    return i
+        raise TypeError("it returned what is not one of the kernel's tuning configurations")
+    if not isinstance(kept, (list, tuple)) or not kept:
         raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")
+    return list(dict.fromkeys(index(config) for config in kept))
 
 
 def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False, constants=None,
