@@ -11,6 +11,8 @@ second docstring) and the verdict must stay 0 with the marker absent, under bubb
 """
 import textwrap
 
+import pytest
+
 
 from grader.pipeline.grade import grade_sources
 from grader.pipeline.load import MAIN, KernelSource
@@ -312,3 +314,42 @@ def test_no_string_of_a_rebuilt_module_spans_lines():
     _one_line_strings("main", "x = 'a\\nb'\ny = f'{x}'\n")
     with pytest.raises(ValueError, match="a string over several lines"):
         _one_line_strings("main", 'x = """a\ndef add_kernel(): pass"""\n')
+
+
+@pytest.mark.parametrize("pruner", [None, "return configs"])
+def test_a_worker_cannot_say_a_kernels_pruner_left_a_course_case_unrun(course, tmp_path, pruner):
+    """Only a configuration case of a kernel with an early_config_prune may come back unrun (`pruned`), and only
+    such a kernel's runs again may be missing: a result that says so of a course case is refused."""
+    import tempfile
+
+    from grader.pipeline import protocol, worker
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.load import load_submission
+    from grader.settings import DEFAULT
+
+    tuning = "" if pruner is None else (
+        "def keep(configs, named_args, **kwargs):\n    " + pruner + "\n\n\n"
+        "@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 64, 'SCALE': 1}), "
+        "triton.Config({'BLOCK_SIZE': 64, 'SCALE': 2})], key=[], prune_configs_by={'early_config_prune': keep})\n")
+    path = tmp_path / "vector_add.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n\n" + tuning + "@triton.jit\n"
+                    "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr"
+                    + (", SCALE: tl.constexpr" if pruner else "") + "):\n    pass\n")
+    source = load_submission(path, course, ["vector_add"])["vector_add"].source
+    puzzle = course.puzzle("vector_add")
+    cases = [make_case(puzzle, i, 0) for i in range(len(puzzle.cases))]
+    request = protocol.job("j", puzzle, source, cases, DEFAULT)
+    assert ("prune" in request) == (pruner is not None)
+    with tempfile.TemporaryDirectory() as scratch:
+        outcome = worker.run_puzzle(request, scratch)
+    protocol.check_outcome(outcome, request, cases, DEFAULT)  # as the worker made it
+    forged = dict(outcome, cases=[dict(run, pruned="kept off") for run in outcome["cases"]])
+    with pytest.raises(protocol.MalformedResult, match="pruned"):
+        protocol.check_outcome(forged, request, cases, DEFAULT)
+    if pruner is not None:  # a run again with the second configuration's SCALE, left out
+        missing = dict(outcome, cases=[dict(run, variants=[None] * len(run["variants"])) for run in outcome["cases"]])
+        protocol.check_outcome(missing, request, cases, DEFAULT)  # the pruner may keep it off any case
+    else:
+        missing = dict(outcome, cases=[dict(run, variants=[None]) for run in outcome["cases"]])
+        with pytest.raises(protocol.MalformedResult):
+            protocol.check_outcome(missing, request, cases, DEFAULT)

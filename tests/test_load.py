@@ -245,6 +245,10 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
     ("return [c for c in configs if c.kwargs['ADD_Y'] == 1 or named_args['n_elements'] < 10 ** 6]", "fail"),
     # The first configuration kept off: the case runs with the second's constants, as the autotuner would.
     ("return configs[1:]", "fail first"),
+    # New configurations of the same constants (other warps or stages, as triton.ops' pruner makes them)
+    ("return [triton.Config(dict(c.kwargs), num_stages=2) for c in configs if c.kwargs['ADD_Y'] == 1]", "pass"),
+    # It sees the tensors' sizes, strides and dtypes, not their values: y zeroed here would make x + y of x alone.
+    ("y = named_args['y_ptr']\n    y *= 0\n    return [c for c in configs if c.kwargs['ADD_Y'] == 1]", "pass"),
     # A pruner that raises here (one asking for the GPU's properties) or keeps nothing prunes nothing, said so.
     ("return configs[10]", "raised"),
     ("return []", "raised"),

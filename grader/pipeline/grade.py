@@ -344,7 +344,9 @@ def _case_result(puzzle, index, source, run, diagnostics, case, order_dependent,
         diagnostics = [Diagnostic(d.kind, _hidden_message(d.kind), d.case) for d in diagnostics]
     memory = memory_map(case, run["error"]) if pictures and (diagnostics or pictures == "all") else None
     replay = replay_code(puzzle, case, diagnostics, source.kernel, source.params) if diagnostics else None
-    return CaseResult(spec.name, spec.describe(), "fail" if diagnostics else "pass", diagnostics, replay, memory)
+    description = spec.describe() + (" (not run: the kernel's early_config_prune keeps these blocks off these sizes)"
+                                     if run.get("pruned") else "")
+    return CaseResult(spec.name, description, "fail" if diagnostics else "pass", diagnostics, replay, memory)
 
 
 def _hidden_message(kind):

@@ -466,7 +466,7 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
         if isinstance(layer, Heuristics):
             for name, heuristic in layer.values.items():
                 try:
-                    value = heuristic(_sizes_only(bound))
+                    value = heuristic(sizes_only(bound))
                 except Exception as error:  # the kernel's own error, at the heuristic's line, like one in the kernel
                     code = getattr(heuristic, "__code__", None)
                     raise KernelCrashed(HeuristicFailed(f"the @triton.heuristics function for {name} raised "
@@ -483,7 +483,7 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
     return bound
 
 
-def _sizes_only(bound):
+def sizes_only(bound):
     """The arguments as a heuristic sees them: each tensor's shape, strides, storage offset and dtype on the meta
     device, without its values. A heuristic chooses blocks from sizes; one that read the values would compute the
     answer on the host and hand it to the kernel as a constant."""

@@ -88,7 +88,9 @@ def check_outcome(outcome, request, cases, settings):
         return checked
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
                                   settings, request["modules"],
-                                  [request.get("tuned", {}), *request.get("variants", ())])
+                                  [request.get("tuned", {}), *request.get("variants", ())],
+                                  [payload.get("configuration", False) if "prune" in request else None
+                                   for payload in request["cases"]])
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])
     if "profile" in request and outcome.get("profile") is not None:
@@ -183,14 +185,17 @@ def _flag(value):
     return value
 
 
-def check_runs(returned, cases, orders, settings, modules=(), configurations=({},)):
+def check_runs(returned, cases, orders, settings, modules=(), configurations=({},), pruning=None):
     """[checked run per case] of a worker's `returned` runs, one per case, each in that case's program order
     (`orders`); `modules`: the names an error may point into; `configurations`: the kernel's own constants as
     its first tuning configuration gives them, then as each other does (a run that ended without an error brings
-    one run again for each other, or None where the kernel's pruner kept it off the case)."""
+    one run again for each other, or None where the kernel's pruner kept it off the case); `pruning`: for each
+    case, None where the kernel has no pruner, else whether the case is a configuration case (which alone the
+    pruner may leave unrun)."""
     _expect(isinstance(returned, list) and len(returned) == len(cases), "not one run per case")
-    return [_run(run, order, case, modules, settings, configurations)
-            for case, order, run in zip(cases, orders, returned)]
+    pruning = pruning or [None] * len(cases)
+    return [_run(run, order, case, modules, settings, configurations, pruned)
+            for case, order, run, pruned in zip(cases, orders, returned, pruning)]
 
 
 def _expect(condition, reason):
@@ -233,7 +238,7 @@ def _compile_problem(problem, request, settings):
             "case": case}
 
 
-def _run(run, order, case, modules, settings, configurations=({},)):
+def _run(run, order, case, modules, settings, configurations=({},), pruning=None):
     _expect(isinstance(run, dict) and run.get("order") == order, "a run is not for its program order")
     names = set(case.buffers)
     for key in ("parents", "writers", "readers", "race", "read_unwritten", "loads", "repeated"):
@@ -283,11 +288,14 @@ def _run(run, order, case, modules, settings, configurations=({},)):
         _int(position, 0, case.buffers[name].parent.numel())
         _expect(_decodable(torch.tensor([first, second]), case), "a crossing names programs that do not exist")
         checked["crossed"][name] = (position, first, second)
-    for key in ("pruned", "prune_error"):  # the kernel's early_config_prune: what it kept off, or what it raised
+    # The kernel's early_config_prune: what it kept off (a configuration case only), or what it raised
+    for key, allowed in (("pruned", pruning is True), ("prune_error", pruning is not None)):
         if run.get(key) is not None:
+            _expect(allowed, f"a run says {key} where the kernel's pruner cannot")
             checked[key] = _text(run[key], 300)
     if run.get("constants") is not None:  # another configuration's, where the pruner keeps the first's off
-        _expect(run["constants"] in configurations[1:], "a run's constants are none of the configurations'")
+        _expect(pruning is not None and run["constants"] in configurations[1:],
+                "a run's constants are none of the configurations'")
         checked["constants"] = dict(run["constants"])
     checked["refill_failed"] = run.get("refill_failed", False)
     _expect(isinstance(checked["refill_failed"], bool), "a second run's failure is not a flag")
@@ -308,6 +316,7 @@ def _run(run, order, case, modules, settings, configurations=({},)):
     again = run.get("variants", [])
     _expect(isinstance(again, list) and len(again) == (len(configurations) - 1 if checked["error"] is None else 0),
             "not one run again for each tuning configuration")
+    _expect(pruning is not None or None not in again, "a run again is missing")
     checked["variants"] = [None if other is None else _run(other, order, case, modules, settings)
                            for other in again]
     return checked

@@ -27,7 +27,8 @@ from .compile_check import (benchmark_compile, compile_kernel, compile_problems,
 from .configs import read_configs, tuning_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
-from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
+from .interpret import (KernelCrashed, sizes_only, bind_arguments, interpreting, launch, python_function,
+                        with_constants)
 from .load.module import MAIN
 from .load.rules import HOST_BUILTINS, HOST_MODULES
 from .memcheck import MemoryChecker, OutOfBounds, Region
@@ -151,12 +152,13 @@ def run_puzzle(job, directory, course=None):
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
                 kept, pruning = _kept_by_the_pruner(pruner, case, params, [tuned, *variants])
-                main = next((constants for constants in [tuned, *variants] if constants in kept), tuned)
+                main = [next(constants for constants in [tuned, *variants] if constants in launch_kept)
+                        for launch_kept in kept]  # each launch's first kept
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
                            launched=pruning.get("pruned") is None)
                 run.update(pruning)
-                if main != tuned:
-                    run["constants"] = main
+                if any(constants != tuned for constants in main):
+                    run["constants"] = next(constants for constants in main if constants != tuned)
                 refill = {name: parents for name, parents in case.get("refill", {}).items()
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?
@@ -174,10 +176,13 @@ def run_puzzle(job, directory, course=None):
                     run["zero_fill_failed"] = zero["error"] is not None
                 if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
                     # None where the kernel's early_config_prune keeps every configuration giving them off the case.
+                    # each where its launch keeps it, the launch's first elsewhere
+                    again = [[variant if variant in launch_kept else first for launch_kept, first in zip(kept, main)]
+                             for variant in variants]
                     run["variants"] = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
-                                            constants=variant)
-                                       if "pruned" not in run and variant in kept and variant != main else None
-                                       for variant in variants]
+                                            constants=constants)
+                                       if "pruned" not in run and constants != main else None
+                                       for constants in again]
                     for again in filter(None, run["variants"]):
                         again.pop("nan_may_have_hidden")
                 runs.append(run)
@@ -270,51 +275,65 @@ def _pruner(job, modules):
 
 
 def _kept_by_the_pruner(pruner, case, params, constants):
-    """(the sets of the kernel's own constants, of `constants`, that the configurations its early_config_prune
-    (`pruner`: _pruner's) keeps for the case's first launch give, {"pruned": why the case is not run} for a
-    configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what the pruner raised}).
+    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
+    configurations its early_config_prune (`pruner`: _pruner's) keeps for that launch give], {"pruned": why the
+    case is not run} for a configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what
+    the pruner raised}).
 
-    On a GPU the autotuner launches only what its pruner keeps for the launch's arguments (Triton's
-    Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. A
-    pruner that raises here (one asking for the GPU's properties) prunes nothing, as without one."""
+    On a GPU the autotuner launches only what its pruner keeps for each launch's arguments (Triton's
+    Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
+    cases run at their own blocks (a configuration case at its configuration's), so the pruner is asked of each
+    configuration at those blocks. A pruner that raises here (one asking for the GPU's properties) prunes nothing,
+    as without one."""
+    launches = len(case["launches"])
     if pruner is None:
-        return constants, {}
+        return [constants] * launches, {}
     configs, prune = pruner
     if configs is None:
-        return constants, {"prune_error": prune}
-    args = case["launches"][0]["args"]
-    try:
-        kept = [configs[index] for index in _kept_indices(pruner, params, args)]
-    except Exception as error:
-        return constants, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
+        return [constants] * launches, {"prune_error": prune}
     own = list(constants[0]) if constants else []
-    kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
-    if case.get("configuration"):
-        given = dict(zip(params, args))
-        blocks = [{n: v for n, v in config.kwargs.items() if n not in own} for config in configs]
-        matching = [config for config in blocks if all(given.get(n) == v for n, v in config.items())]
-        if matching and not any(config in matching for config in
-                                [{n: v for n, v in k.kwargs.items() if n not in own} for k in kept]):
-            shown = ", ".join(f"{n}={v!r}" for n, v in matching[0].items())
-            return constants, {"pruned": f"the kernel's early_config_prune keeps {shown} off this case's sizes"}
-    return [c for c in constants if c in kept_constants], {}
+    kept_by_launch = []
+    for launch in case["launches"]:
+        given = dict(zip(params, launch["args"]))
+
+        def blocks(config):
+            return {name: value for name, value in config.kwargs.items() if name not in own}
+        if case.get("configuration"):  # the kernel's configurations whose blocks the case runs at
+            asked = configs
+            matching = [config for config in configs if all(given.get(n) == v for n, v in blocks(config).items())]
+        else:
+            asked = [triton.Config({**config.kwargs, **{n: given[n] for n in blocks(config) if n in given}},
+                                   num_warps=config.num_warps, num_stages=config.num_stages) for config in configs]
+            matching = asked
+        try:
+            kept = [asked[index] for index in _kept_indices((asked, prune), params, launch["args"])]
+        except Exception as error:
+            return [constants] * launches, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
+        kept = [config for config in kept if config in matching]
+        if not kept and matching is not asked and matching:
+            shown = ", ".join(f"{n}={v!r}" for n, v in blocks(matching[0]).items())
+            return [constants] * launches, {"pruned": f"the kernel's early_config_prune keeps {shown} off this "
+                                                      "case's sizes"}
+        kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
+        kept_by_launch.append([c for c in constants if c in kept_constants] or constants)
+    return kept_by_launch, {}
 
 
 def _kept_indices(pruner, params, args):
     """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: _pruner's) keeps
-    for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it; raises what it
-    raises, or TypeError where what it returns is no list of some of them."""
+    for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the
+    tensors' sizes, strides and dtypes but not their values (as a heuristic sees them); raises what it raises, or
+    TypeError where what it returns is no list of some of them."""
     configs, prune = pruner
     configured = {name for config in configs for name in config.kwargs}
     # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
-    named = {name: value for name, value in zip(params, args) if name not in configured}
+    named = sizes_only({name: value for name, value in zip(params, args) if name not in configured})
     kept = prune(copy.deepcopy(configs), named)
 
-    def index(config):  # a copy of one of them, or a new triton.Config alike
+    def index(config):  # a copy of one of them, or a new triton.Config of the same constants (other warps, stages)
         if isinstance(config, triton.Config):
             for i, other in enumerate(configs):
-                if (config.kwargs, config.num_warps, config.num_stages) == \
-                        (other.kwargs, other.num_warps, other.num_stages):
+                if config.kwargs == other.kwargs:
                     return i
         raise TypeError("it returned what is not one of the kernel's tuning configurations")
     if not isinstance(kept, (list, tuple)) or not kept:
@@ -327,7 +346,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
     """One run of a case: fresh copies of its tensors (the parents in `refill` in place of their own), the launches
     in order, what memory looks like after; `zero_undefined`: masked-off lanes loaded without other= hold 0, as on
     a GPU, instead of NaN; `constants`: {parameter: value} of the kernel's own parameters, as a tuning configuration
-    gives them; not `launched`: the case's memory as it was given, no program run."""
+    gives them (or a list of them, one per launch); not `launched`: the case's memory as it was given, no program run."""
     copies = _copy_case(case)
     for name, parent in (refill or {}).items():
         copies["buffers"][name]["parent"].copy_(parent)
@@ -345,7 +364,8 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
                    for position, (name, index) in plan["regions"].items()}
         programs = [tuple(p) for p in plan[order]] if launched else []
         try:
-            arguments = bind_arguments(kernel, plan["args"], constants)
+            arguments = bind_arguments(kernel, plan["args"], constants[launch_index] if isinstance(constants, list)
+                                       else constants)
             checker = MemoryChecker(regions, launch_index, tuple(plan["grid"]), plan["dims"], zero_undefined)
             output = launch(kernel, arguments, tuple(plan["grid"]), programs, checker, modules.files)
             printed += output.printed

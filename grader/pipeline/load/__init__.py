@@ -528,6 +528,9 @@ def _loaded(puzzle, file, binding, notes):
     if unused:  # Triton drops them too
         notes = notes + [f"@triton.heuristics computes {', '.join(unused)}, which {puzzle.kernel} has no parameter "
                          "for: it has no effect"]
+    if kernel_closure.prune_problems:
+        notes = notes + [f"{puzzle.kernel}'s prune_configs_by is host code the grader does not run "
+                         f"({kernel_closure.prune_problems[0]}): every tuning configuration runs on every case"]
     if kernel_closure.configs is not None and not given:
         notes = notes + [f"{puzzle.kernel}'s tuning configurations are computed, which the grader does not run: the "
                          "blocks they give are checked by the GPU stage before it times them, not here"]

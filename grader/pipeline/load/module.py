@@ -318,9 +318,12 @@ class ModuleDefinitions:
                 prune = next((k.value for k in call.keywords if k.arg == "prune_configs_by"), None)
                 checker = Checker(self, host=True)  # evaluated when the def runs, by the GPU stage only
                 checker.expression(configs)
+                pruning = Checker(self, host=True)  # apart: a pruner the grader cannot run leaves the configurations
                 if prune is not None:
-                    checker.expression(prune)
-                jit.update(configs=configs, prune=prune, configs_depends=checker.used,
+                    pruning.expression(prune)
+                jit.update(configs=configs, prune=prune, prune_depends=pruning.used,
+                           prune_problems=[f"{p.code}: {p.message}" for p in pruning.problems],
+                           configs_depends=checker.used,
                            config_problems=[f"{p.code}: {p.message}" for p in checker.problems])
         self._bind(Binding("jit", statement.name, self, statement, order, jit=jit, **common))
 
@@ -386,6 +389,7 @@ class Closure:
     configs: ast.expr = None  # the kernel's GPU configurations (@triton.autotune or GPU_CONFIGS), evaluated apart
     configs_module: "ModuleDefinitions" = None
     prune: ast.expr = None  # @triton.autotune's prune_configs_by, evaluated beside the configurations
+    prune_problems: list = field(default_factory=list)  # why the grader does not run it
     config_problems: list = field(default_factory=list)  # why the configurations cannot be read (GPU stage only)
 
 
@@ -411,7 +415,16 @@ def closure(binding):
     else:
         result.configs, result.configs_module = expression, (kernel.module if expression is not tuning_value(tuning)
                                                              else tuning.module)
-        result.prune = kernel.jit.get("prune") if expression is kernel.jit.get("configs") else None
+        if expression is kernel.jit.get("configs") and kernel.jit.get("prune") is not None:
+            pruning = Closure()  # apart: a pruner the grader cannot run leaves the configurations as they are
+            _walk(kernel.jit["prune_depends"], kernel, pruning)
+            problems = kernel.jit["prune_problems"] + [f"{p.code}: {p.message}" for _, p in pruning.problems]
+            if problems:
+                result.prune_problems = problems
+            else:
+                result.prune = kernel.jit["prune"]
+                known = {id(b) for b in result.bindings}
+                result.bindings += [b for b in pruning.bindings if id(b) not in known]
         known = {id(b) for b in result.bindings}
         result.bindings += [b for b in configs.bindings if id(b) not in known]
     return result
