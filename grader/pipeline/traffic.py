@@ -3,7 +3,8 @@
 A correct kernel can still be slow, and most of why shows in its memory accesses. This stage launches the
 kernel at the puzzle's benchmark size with the launch configuration the GPU stage would time first, but runs
 only a few of its programs (the first and the last, and one in the middle where those two differ): on a GPU every
-program of these kernels does the same kind of work, so a few stand for all of them. The tensors are allocated and never filled (the
+program of these kernels does the same kind of work, so a few stand for all of them; where no branch or loop bound
+of the kernel depends on the program's ids or on what it loads (same_work_in_every_program), the first alone does. The tensors are allocated and never filled (the
 pages a sampled program does not touch cost nothing), and a tl.dot returns its accumulator unchanged: the
 values are never looked at, only the addresses.
 
@@ -68,6 +69,113 @@ class ProfileRegion:
 
     def contains(self, addresses):
         return (addresses >= self.base) & (addresses < self.base + self.nbytes)
+
+
+# What may differ from one program to another: its ids, and what it loads (or an atomic returns). Work decided by
+# one of them (a loop's bounds, a branch) may differ too.
+PROGRAM_DEPENDENT = ("program_id", "load", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min",
+                     "atomic_or", "atomic_xchg", "atomic_xor", "load_tensor_descriptor", "inline_asm_elementwise",
+                     "gather")
+
+
+def same_work_in_every_program(fn):
+    """Whether every program of the kernel `fn` (its Python function) runs the same operations: no branch, loop
+    bound or conditional expression of it, or of a @jit helper it calls, depends on the program's ids or on what
+    it loads, as read from their source (False where it cannot be read). Its programs then differ in their
+    addresses and masks only, and one stands for all of them."""
+    return _independent(fn, set(), depth=0)
+
+
+def _independent(fn, tainted, depth):
+    """same_work_in_every_program of `fn` called with the parameters in `tainted` depending on the program."""
+    definition = _definition(fn)
+    if definition is None or depth > 8:
+        return False
+    tainted = set(tainted)
+    namespace = fn.__globals__
+
+    def depends(expression):
+        for node in ast.walk(expression):
+            if isinstance(node, ast.Name) and node.id in tainted:
+                return True
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                # What a helper returns may come from what it loads
+                if name in PROGRAM_DEPENDENT or _jit_helper(node.func, namespace) is not None:
+                    return True
+        return False
+
+    def assigned(node):
+        if isinstance(node, ast.Assign):
+            return node.targets, node.value
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            return [node.target], node.value
+        if isinstance(node, (ast.For, ast.comprehension)):
+            return [node.target], node.iter
+        return [], None
+
+    changed = True
+    while changed:  # until all that depends on the program is known: a loop carries it to earlier lines
+        changed = False
+        for node in ast.walk(definition):
+            targets, value = assigned(node)
+            if value is not None and depends(value):
+                for name in (n for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    if name.id not in tainted:
+                        tainted.add(name.id)
+                        changed = True
+    nodes = list(ast.walk(definition))
+    tests = [node.test for node in nodes if isinstance(node, (ast.If, ast.While, ast.IfExp))]
+    tests += [node.iter for node in nodes if isinstance(node, (ast.For, ast.comprehension))]
+    tests += [condition for node in nodes if isinstance(node, ast.comprehension) for condition in node.ifs]
+    if any(depends(test) for test in tests):
+        return False
+    for call in (node for node in nodes if isinstance(node, ast.Call)):
+        helper = _jit_helper(call.func, namespace)
+        if helper is None:
+            continue
+        params = helper.__code__.co_varnames[:helper.__code__.co_argcount]
+        given = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
+        if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        if not _independent(helper, {name for name, arg in given.items() if depends(arg)}, depth + 1):
+            return False
+    return True
+
+
+def _definition(fn):
+    """The `def` of the Python function `fn` in its file, or None."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    try:
+        with open(code.co_filename) as source:
+            tree = ast.parse(source.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name and \
+                code.co_firstlineno in [node.lineno] + [d.lineno for d in node.decorator_list]:
+            return node
+    return None
+
+
+def _jit_helper(func, namespace):
+    """The Python function of the @jit helper a call's `func` names in `namespace`, or None (Triton's own)."""
+    from .interpret import python_function
+
+    path = []
+    while isinstance(func, ast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in namespace:
+        return None
+    value = namespace[func.id]
+    for attribute in reversed(path):
+        value = getattr(value, attribute, None)
+    function = python_function(value)
+    module = getattr(function, "__module__", "") or ""
+    return function if function is not None and not module.startswith("triton") else None
 
 
 def sampled_programs(grid):
@@ -429,6 +537,8 @@ def profile(kernel, plan, lanes, files, seconds=math.inf):
     fn = python_function(kernel)
     recorder = TrafficRecorder(plan.regions, files, seconds, lanes or ())
     sampled = sampled_programs(plan.grid)
+    if same_work_in_every_program(fn):
+        sampled = sampled[:1]
     programs, after = [], [{}]  # after: the counters after each program run
     with interpreting([fn.__globals__]), np.errstate(all="ignore"):
         for program in dict.fromkeys(sampled[:1] + sampled[-1:] + sampled[1:-1]):  # the first, the last, the middle
