@@ -766,6 +766,9 @@ def test_a_misspelt_puzzle_id_names_the_puzzles():
 UNIFORMITY = '''
 import triton
 import triton.language as tl
+from triton.language import program_id as pid_of
+
+import triton_helpers
 
 
 @triton.jit
@@ -796,14 +799,29 @@ def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     ("last = 0\n    for i in range(n):\n        tl.store(out_ptr + i, 1.0, mask=i < last)\n        last = pid", True),
     ("last = 0\n    for i in range(last, n):\n        last = pid", False),
     ("tl.store(out_ptr + offsets, 1.0 if pid > 0 else 2.0)", False),
+    # The program's id under another name, or a helper of a student's module whose name starts with triton
+    ("for i in range(pid_of(0)):\n        tl.store(out_ptr + i, 1.0)", False),
+    ("for i in range(getattr(tl, 'program_id')(0)):\n        tl.store(out_ptr + i, 1.0)", False),
+    ("tl.store(out_ptr + offsets, triton_helpers.loop(x_ptr, 0, n, BLOCK))", True),
+    ("tl.store(out_ptr + offsets, triton_helpers.loop(x_ptr, pid, n, BLOCK))", False),
 ])
 def test_one_program_stands_for_all_only_where_no_branch_or_loop_depends_on_the_program(tmp_path, body, same):
     import importlib.util
 
     from grader.pipeline.interpret import python_function
+    (tmp_path / "triton_helpers.py").write_text(  # a student's module, named like Triton's
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def loop(x_ptr, start, end, BLOCK: tl.constexpr):\n    total = tl.zeros([BLOCK], tl.float32)\n"
+        "    for i in range(start, end, BLOCK):\n        total += tl.load(x_ptr + i + tl.arange(0, BLOCK))\n"
+        "    return total\n")
     path = tmp_path / "uniformity.py"
     path.write_text(UNIFORMITY.replace("BODY", body))
     spec = importlib.util.spec_from_file_location("uniformity", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("triton_helpers", None)
     assert traffic.same_work_in_every_program(python_function(module.kernel)) is same

@@ -31,6 +31,7 @@ import time
 from contextlib import contextmanager
 
 import numpy as np
+import triton.language as tl
 from triton.runtime import interpreter
 
 from .memcheck import MemoryChecker
@@ -75,7 +76,7 @@ class ProfileRegion:
 # one of them (a loop's bounds, a branch) may differ too.
 PROGRAM_DEPENDENT = ("program_id", "load", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min",
                      "atomic_or", "atomic_xchg", "atomic_xor", "load_tensor_descriptor", "inline_asm_elementwise",
-                     "gather")
+                     "gather", "getattr")
 
 
 def same_work_in_every_program(fn):
@@ -83,16 +84,38 @@ def same_work_in_every_program(fn):
     bound or conditional expression of it, or of a @jit helper it calls, depends on the program's ids or on what
     it loads, as read from their source (False where it cannot be read). Its programs then differ in their
     addresses and masks only, and one stands for all of them."""
-    return _independent(fn, set(), depth=0)
+    try:
+        return _independent(fn, frozenset(), 0, {})
+    except Exception:  # source the analysis cannot follow: the programs are sampled as where they differ
+        return False
 
 
-def _independent(fn, tainted, depth):
-    """same_work_in_every_program of `fn` called with the parameters in `tainted` depending on the program."""
-    definition = _definition(fn)
+def _independent(fn, tainted, depth, known):
+    """same_work_in_every_program of `fn` called with the parameters in `tainted` depending on the program;
+    `known`: what was found of each (function, tainted parameters) and each file's syntax tree."""
+    key = (fn, tainted)
+    if key in known:
+        return known[key]
+    known[key] = False  # until found otherwise (a helper that calls itself)
+    definition = _definition(fn, known)
     if definition is None or depth > 8:
         return False
     tainted = set(tainted)
     namespace = fn.__globals__
+    dependent = {getattr(tl, name) for name in PROGRAM_DEPENDENT if hasattr(tl, name)}
+
+    def called(func):
+        """What a call's `func` names in the kernel's module, or None where it is not a module-level name."""
+        path = []
+        while isinstance(func, ast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name) or func.id not in namespace:
+            return None
+        value = namespace[func.id]
+        for attribute in reversed(path):
+            value = getattr(value, attribute, None)
+        return value
 
     def depends(expression):
         for node in ast.walk(expression):
@@ -100,8 +123,10 @@ def _independent(fn, tainted, depth):
                 return True
             if isinstance(node, ast.Call):
                 name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-                # What a helper returns may come from what it loads
-                if name in PROGRAM_DEPENDENT or _jit_helper(node.func, namespace) is not None:
+                target = called(node.func)
+                # What a helper returns may come from what it loads; a call of a call's result is not followed.
+                if name in PROGRAM_DEPENDENT or isinstance(node.func, ast.Call) or \
+                        any(target is function for function in dependent) or _jit_helper(node.func, namespace):
                     return True
         return False
 
@@ -114,17 +139,17 @@ def _independent(fn, tainted, depth):
             return [node.target], node.iter
         return [], None
 
+    nodes = list(ast.walk(definition))
     changed = True
     while changed:  # until all that depends on the program is known: a loop carries it to earlier lines
         changed = False
-        for node in ast.walk(definition):
+        for node in nodes:
             targets, value = assigned(node)
             if value is not None and depends(value):
                 for name in (n for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)):
                     if name.id not in tainted:
                         tainted.add(name.id)
                         changed = True
-    nodes = list(ast.walk(definition))
     tests = [node.test for node in nodes if isinstance(node, (ast.If, ast.While, ast.IfExp))]
     tests += [node.iter for node in nodes if isinstance(node, (ast.For, ast.comprehension))]
     tests += [condition for node in nodes if isinstance(node, ast.comprehension) for condition in node.ifs]
@@ -138,22 +163,27 @@ def _independent(fn, tainted, depth):
         given = dict(zip(params, call.args)) | {k.arg: k.value for k in call.keywords if k.arg}
         if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
             return False
-        if not _independent(helper, {name for name, arg in given.items() if depends(arg)}, depth + 1):
+        if not _independent(helper, frozenset(name for name, arg in given.items() if depends(arg)), depth + 1,
+                            known):
             return False
+    known[key] = True
     return True
 
 
-def _definition(fn):
-    """The `def` of the Python function `fn` in its file, or None."""
+def _definition(fn, known=None):
+    """The `def` of the Python function `fn` in its file, or None; `known` keeps each file's syntax tree."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
-    try:
-        with open(code.co_filename) as source:
-            tree = ast.parse(source.read())
-    except (OSError, SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
+    known = {} if known is None else known
+    if code.co_filename not in known:
+        try:
+            with open(code.co_filename) as source:
+                known[code.co_filename] = ast.parse(source.read())
+        except (OSError, SyntaxError, ValueError):
+            known[code.co_filename] = None
+    tree = known[code.co_filename]
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.FunctionDef) and node.name == code.co_name and \
                 code.co_firstlineno in [node.lineno] + [d.lineno for d in node.decorator_list]:
             return node
@@ -175,7 +205,7 @@ def _jit_helper(func, namespace):
         value = getattr(value, attribute, None)
     function = python_function(value)
     module = getattr(function, "__module__", "") or ""
-    return function if function is not None and not module.startswith("triton") else None
+    return function if function is not None and not (module == "triton" or module.startswith("triton.")) else None
 
 
 def sampled_programs(grid):
