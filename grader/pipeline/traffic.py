@@ -104,26 +104,13 @@ def _independent(fn, tainted, depth, known):
     namespace = fn.__globals__
     dependent = {getattr(tl, name) for name in PROGRAM_DEPENDENT if hasattr(tl, name)}
 
-    def called(func):
-        """What a call's `func` names in the kernel's module, or None where it is not a module-level name."""
-        path = []
-        while isinstance(func, ast.Attribute):
-            path.append(func.attr)
-            func = func.value
-        if not isinstance(func, ast.Name) or func.id not in namespace:
-            return None
-        value = namespace[func.id]
-        for attribute in reversed(path):
-            value = getattr(value, attribute, None)
-        return value
-
     def depends(expression):
         for node in ast.walk(expression):
             if isinstance(node, ast.Name) and node.id in tainted:
                 return True
             if isinstance(node, ast.Call):
                 name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-                target = called(node.func)
+                target = _named(node.func, namespace)
                 # What a helper returns may come from what it loads; a call of a call's result is not followed.
                 if name in PROGRAM_DEPENDENT or isinstance(node.func, ast.Call) or \
                         any(target is function for function in dependent) or _jit_helper(node.func, namespace):
@@ -190,10 +177,9 @@ def _definition(fn, known=None):
     return None
 
 
-def _jit_helper(func, namespace):
-    """The Python function of the @jit helper a call's `func` names in `namespace`, or None (Triton's own)."""
-    from .interpret import python_function
-
+def _named(func, namespace):
+    """What a call's `func` (a name, or attributes of one) names in `namespace`, or None where it names nothing
+    there (a local, a builtin)."""
     path = []
     while isinstance(func, ast.Attribute):
         path.append(func.attr)
@@ -203,7 +189,14 @@ def _jit_helper(func, namespace):
     value = namespace[func.id]
     for attribute in reversed(path):
         value = getattr(value, attribute, None)
-    function = python_function(value)
+    return value
+
+
+def _jit_helper(func, namespace):
+    """The Python function of the @jit helper a call's `func` names in `namespace`, or None (Triton's own)."""
+    from .interpret import python_function
+
+    function = python_function(_named(func, namespace))
     module = getattr(function, "__module__", "") or ""
     return function if function is not None and not (module == "triton" or module.startswith("triton.")) else None
 
