@@ -175,8 +175,8 @@ def run_puzzle(job, directory, course=None):
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
                 if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
-                    # None where the kernel's early_config_prune keeps every configuration giving them off the case.
-                    # each where its launch keeps it, the launch's first elsewhere
+                    # Each where the kernel's early_config_prune keeps it for the launch, the launch's first elsewhere;
+                    # None where that is the case's own run (kept off every launch), or the case is not run.
                     again = [[variant if variant in launch_kept else first for launch_kept, first in zip(kept, main)]
                              for variant in variants]
                     run["variants"] = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
