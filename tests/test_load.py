@@ -216,11 +216,17 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
     ("[triton.Config({'BLOCK_SIZE': b, 'ADD_Y': a}) for b in (256, 512) for a in (1, 0) if abs(b) > 256]", False),
     ("[triton.Config({'ADD_Y': a}) for a in sorted((1, 0))]", False),
     ("configs()", False),  # configs() is defined twice: the decorator sees the first, the module keeps the second
+    # Module constants bound once to a number (GROUP_SIZE_M = 8 above the configurations) are read; one bound twice
+    # is not the grader's to say.
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': ONE})]", True),
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': ONE}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': ZERO})]", "fail"),
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': TWICE})]", False),
 ])
 def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_it_written_out(tmp_path, grade, configs,
                                                                                                graded):
     path = tmp_path / "vector_add.py"
-    path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\n"
+    path.write_text("import triton\nimport triton.language as tl\nCHEAP = False\nONE = 1\nZERO = 0\n"
+                    "TWICE = 1\nTWICE = 2\n"
                     "LISTED = [triton.Config({'ADD_Y': 1}, num_warps=8)]\n\n\ndef configs():\n"
                     "    return [triton.Config({'ADD_Y': 0})]\n\n\n" +
                     TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[])\n@triton.jit").replace(

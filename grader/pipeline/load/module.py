@@ -544,9 +544,9 @@ def _statement_for(binding):
 
 
 def config_constants(configs, module=None):
-    """[{name: value}] of each tuning configuration's constants (numbers, booleans and strings written out), in
-    order, read without running anything, where the configurations are written out: a list of triton.Config calls
-    with a dict of constants, or a comprehension of one over lists, tuples or ranges written out, or module
+    """[{name: value}] of each tuning configuration's constants (numbers, booleans and strings written out, or
+    module constants bound once to one), in order, read without running anything, where the configurations are
+    written out: a list of triton.Config calls with a dict of constants, or a comprehension of one over lists, tuples or ranges written out, or module
     constants, with filters of arithmetic (Triton's persistent matmul tutorial), in the decorator, bound once to a
     module name or returned by a function of `module` defined once (Triton's tutorials' get_autotune_config()). [] for any other form (a conditional, a function defined twice):
     which constants Triton launches the kernel with is then not the grader's to say."""
@@ -569,12 +569,13 @@ def config_constants(configs, module=None):
         return _comprehension_constants(configs, module, local_names)
     if not isinstance(configs, (ast.List, ast.Tuple)) or not configs.elts:
         return []
+    names = {**_module_literals(module), **{name: _UNREAD for name in local_names}}  # GROUP_M = 8 above
     given = []
     for element in configs.elts:
         values = _config_dict(element)
         if values is None:
             return []
-        given.append(_constants(values, {}))
+        given.append(_constants(values, names))
     return given
 
 
@@ -584,7 +585,7 @@ COMPREHENSION_CONFIGS = 4096  # the most configurations a comprehension is unrol
 
 def _constants(values, loop_values):
     """{name: value} of a configuration dict literal's entries whose value is written out, or computed from the
-    comprehension's loop variables and numbers (`2 ** p`)."""
+    comprehension's loop variables, the module's constants (_module_literals) and numbers (`2 ** p`)."""
     given = {}
     for key, value in zip(values.keys, values.values):
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
