@@ -497,7 +497,8 @@ def _loaded(puzzle, file, binding, notes):
                                 defaults | set(tuned))
     if problem and kernel_closure.configs is not None:
         problem += (" A parameter the tuning configurations give must be written out (a number, boolean or "
-                    "string, or arithmetic of a comprehension's loop variables) in every triton.Config, of a list "
+                    "string, a module constant bound once to one, or arithmetic of a comprehension's loop "
+                    "variables) in every triton.Config, of a list "
                     "written out in the decorator, a comprehension over lists, tuples, range() or module constants "
                     "written out, or a list returned by a function defined once (which configuration Triton "
                     "launches is not the grader's to say), or have a default.")
