@@ -83,6 +83,17 @@ def test_overrun_into_another_argument_is_blamed_on_the_right_tensor():
     assert "That memory belongs to y" in error.value.message()
 
 
+def test_an_overrun_names_no_tensor_that_merely_lies_next_in_memory():
+    # Two tensors of their own, adjacent as an allocator may place them (or not, in another process): the report
+    # must not depend on where the allocator put them.
+    memory = np.arange(12, dtype=np.float32)
+    x, y = torch.from_numpy(memory[:6]), torch.from_numpy(memory[6:])
+    b_x, b_y = buffer_of("x", x, [x]), buffer_of("y", y, [y], "output")
+    with pytest.raises(OutOfBounds) as error:
+        run(kernels.unmasked_copy_kernel, {"src_ptr": (b_x, 0), "dst_ptr": (b_y, 0)}, [x, y, 6, 8], [1])
+    assert error.value.tensor == "x" and "belongs to" not in error.value.message()
+
+
 def test_neighbouring_split_column_is_out_of_bounds():
     parent = torch.zeros(4, 6)
     left, right = torch.split(parent, [2, 4], dim=1)

@@ -370,8 +370,12 @@ class MemoryChecker:
         else:
             reason = ("Offsets past the end of the tensor: mask the lanes of the last block "
                       "(e.g. mask=offsets < n_elements) on every load and store.")
+        # Only another view of the same allocation (a split): where separate tensors lie is the allocator's
+        # choice, which differs from one process to the next and is another on a GPU.
+        storage = region.buffer.parent.untyped_storage().data_ptr()
         others = [r.buffer.name for r in self.regions.values()
-                  if r is not region and any(r.spans(int(a)) for a in addresses[:64])]
+                  if r is not region and r.buffer.parent.untyped_storage().data_ptr() == storage and
+                  any(r.spans(int(a)) for a in addresses[:64])]
         if others:
             reason += f" (That memory belongs to {', '.join(sorted(set(others)))}.)"
         return OutOfBounds(access, region, program, self.dims, offsets, len(addresses), active, reason)
