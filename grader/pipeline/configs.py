@@ -4,7 +4,10 @@ A submission declares them with `@triton.autotune(configs=[...])` on its kernel 
 interpreter runs it, `GPU_CONFIGS = [triton.Config(...), ...]` beside it (in a file of several puzzles, a dict
 from kernel name to such a list). The expression may be any host code the load stage accepts (a list
 comprehension over block sizes, say); it is evaluated only in the sandbox, and what comes back is plain data.
+So is its `prune_configs_by`'s early_config_prune, which decides which of them each launch of a case runs with.
 """
+import copy
+
 from .load.module import CONSTANT_TYPES
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
@@ -55,6 +58,99 @@ def tuning_configs(expression, namespace, kernel_names, target):
     if isinstance(value, dict):
         value = next((value[name] for name in kernel_names if name in value), [])
     return value
+
+
+def kernel_pruner(job, modules):
+    """(the kernel's tuning configurations, as triton.Config, and its @triton.autotune's early_config_prune), or
+    (None, what evaluating them raised), or None where it has no pruner; `modules`: {name: the job's loaded
+    module}."""
+    import triton
+
+    if job.get("prune") is None:
+        return None
+    namespace = modules[job["prune"]["configs_module"]].__dict__
+    try:
+        configs = list(tuning_configs(job["prune"]["configs"], namespace, [job["kernel"]], max(job["targets"])))
+        by = eval(compile(job["prune"]["by"], "<prune_configs_by>", "eval"), namespace)
+        pruner = by.get("early_config_prune") if isinstance(by, dict) else None
+    except Exception as error:
+        return None, f"{type(error).__name__}: {error}"[:300]
+    if not configs or not all(isinstance(config, triton.Config) for config in configs) or not callable(pruner):
+        return None
+    return configs, pruner
+
+
+def kept_by_the_pruner(pruner, case, params, constants):
+    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
+    configurations its early_config_prune (`pruner`: kernel_pruner's) keeps for that launch give], {"pruned": why the
+    case is not run} for a configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what
+    the pruner raised}).
+
+    On a GPU the autotuner launches only what its pruner keeps for each launch's arguments (Triton's
+    Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
+    cases run at their own blocks (a configuration case at its configuration's), so the pruner is asked of each
+    configuration at those blocks. A pruner that raises here (one asking for the GPU's properties) prunes nothing,
+    as without one."""
+    import triton
+
+    launches = len(case["launches"])
+    if pruner is None:
+        return [constants] * launches, {}
+    configs, prune = pruner
+    if configs is None:
+        return [constants] * launches, {"prune_error": prune}
+    own = list(constants[0]) if constants else []
+    kept_by_launch = []
+    for launch in case["launches"]:
+        given = dict(zip(params, launch["args"]))
+
+        def blocks(config):
+            return {name: value for name, value in config.kwargs.items() if name not in own}
+        if case.get("configuration"):  # the kernel's configurations whose blocks the case runs at
+            asked = configs
+            matching = [config for config in configs if all(given.get(n) == v for n, v in blocks(config).items())]
+        else:
+            asked = [triton.Config({**config.kwargs, **{n: given[n] for n in blocks(config) if n in given}},
+                                   num_warps=config.num_warps, num_stages=config.num_stages) for config in configs]
+            matching = asked
+        try:
+            kept = [asked[index] for index in kept_indices((asked, prune), params, launch["args"])]
+        except Exception as error:
+            return [constants] * launches, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
+        kept = [config for config in kept if config in matching]
+        if not kept and matching is not asked and matching:
+            shown = ", ".join(f"{n}={v!r}" for n, v in blocks(matching[0]).items())
+            return [constants] * launches, {"pruned": f"the kernel's early_config_prune keeps {shown} off this "
+                                                      "case's sizes"}
+        kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
+        kept_by_launch.append([c for c in constants if c in kept_constants] or constants)
+    return kept_by_launch, {}
+
+
+def kept_indices(pruner, params, args):
+    """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: kernel_pruner's) keeps
+    for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the
+    tensors' sizes, strides and dtypes but not their values (as a heuristic sees them); raises what it raises, or
+    TypeError where what it returns is no list of some of them."""
+    import triton
+
+    from .interpret import sizes_only
+
+    configs, prune = pruner
+    configured = {name for config in configs for name in config.kwargs}
+    # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
+    named = sizes_only({name: value for name, value in zip(params, args) if name not in configured})
+    kept = prune(copy.deepcopy(configs), named)
+
+    def index(config):  # a copy of one of them, or a new triton.Config of the same constants (other warps, stages)
+        if isinstance(config, triton.Config):
+            for i, other in enumerate(configs):
+                if config.kwargs == other.kwargs:
+                    return i
+        raise TypeError("it returned what is not one of the kernel's tuning configurations")
+    if not isinstance(kept, (list, tuple)) or not kept:
+        raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")
+    return list(dict.fromkeys(index(config) for config in kept))
 
 
 def validate_configs(puzzle, configs, params):

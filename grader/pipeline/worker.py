@@ -12,23 +12,20 @@ compile for the GPU before it is interpreted.
 """
 import builtins
 import contextlib
-import copy
 import sys
 import types
 import warnings
 from pathlib import Path
 
 import torch
-import triton
 
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
-from .configs import read_configs, tuning_configs
+from .configs import kept_by_the_pruner, kept_indices, kernel_pruner, read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
-from .interpret import (KernelCrashed, sizes_only, bind_arguments, interpreting, launch, python_function,
-                        with_constants)
+from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
 from .load.module import MAIN
 from .load.rules import HOST_BUILTINS, HOST_MODULES
 from .memcheck import MemoryChecker, OutOfBounds, Region
@@ -147,11 +144,11 @@ def run_puzzle(job, directory, course=None):
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
         fn = python_function(kernel)
         params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-        pruner = _pruner(job, modules)
+        pruner = kernel_pruner(job, modules.loaded)
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                kept, pruning = _kept_by_the_pruner(pruner, case, params, [tuned, *variants])
+                kept, pruning = kept_by_the_pruner(pruner, case, params, [tuned, *variants])
                 main = [next(constants for constants in [tuned, *variants] if constants in launch_kept)
                         for launch_kept in kept]  # each launch's first kept
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
@@ -218,13 +215,13 @@ def _plan(job, modules, kernel, course):
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
                                    [job["kernel"], puzzle.kernel], job["profile"]["target"])
         plan = Plan(kernel, puzzle, configs, chosen, job.get("tuned"))
-        pruner = _pruner(job, modules)
+        pruner = kernel_pruner(job, modules.loaded)
         if chosen is None and pruner is not None and pruner[0] is not None and \
                 len(pruner[0]) == len(configs) and not any("error" in config for config in configs):
             # The GPU stage's autotuner times, at the benchmark's size, only what the kernel's pruner keeps there.
             fn = python_function(kernel)
             with contextlib.suppress(Exception):  # a pruner that raises here prunes nothing, as for the cases
-                kept = _kept_indices(pruner, fn.__code__.co_varnames[:fn.__code__.co_argcount], plan.args)
+                kept = kept_indices(pruner, fn.__code__.co_varnames[:fn.__code__.co_argcount], plan.args)
             if kept is not None and kept[0] != 0:
                 first = pruner[0][kept[0]].kwargs
                 plan = Plan(kernel, puzzle, [configs[i] for i in kept], None,
@@ -255,90 +252,6 @@ def _profile(kernel, plan, lanes, modules, seconds):
 
 def _safe(key):
     return "".join(c if c.isalnum() else "_" for c in key)
-
-
-def _pruner(job, modules):
-    """(the kernel's tuning configurations, as triton.Config, and its @triton.autotune's early_config_prune), or
-    (None, what evaluating them raised), or None where it has no pruner."""
-    if job.get("prune") is None:
-        return None
-    namespace = modules.loaded[job["prune"]["configs_module"]].__dict__
-    try:
-        configs = list(tuning_configs(job["prune"]["configs"], namespace, [job["kernel"]], max(job["targets"])))
-        by = eval(compile(job["prune"]["by"], "<prune_configs_by>", "eval"), namespace)
-        pruner = by.get("early_config_prune") if isinstance(by, dict) else None
-    except Exception as error:
-        return None, f"{type(error).__name__}: {error}"[:300]
-    if not configs or not all(isinstance(config, triton.Config) for config in configs) or not callable(pruner):
-        return None
-    return configs, pruner
-
-
-def _kept_by_the_pruner(pruner, case, params, constants):
-    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
-    configurations its early_config_prune (`pruner`: _pruner's) keeps for that launch give], {"pruned": why the
-    case is not run} for a configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what
-    the pruner raised}).
-
-    On a GPU the autotuner launches only what its pruner keeps for each launch's arguments (Triton's
-    Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
-    cases run at their own blocks (a configuration case at its configuration's), so the pruner is asked of each
-    configuration at those blocks. A pruner that raises here (one asking for the GPU's properties) prunes nothing,
-    as without one."""
-    launches = len(case["launches"])
-    if pruner is None:
-        return [constants] * launches, {}
-    configs, prune = pruner
-    if configs is None:
-        return [constants] * launches, {"prune_error": prune}
-    own = list(constants[0]) if constants else []
-    kept_by_launch = []
-    for launch in case["launches"]:
-        given = dict(zip(params, launch["args"]))
-
-        def blocks(config):
-            return {name: value for name, value in config.kwargs.items() if name not in own}
-        if case.get("configuration"):  # the kernel's configurations whose blocks the case runs at
-            asked = configs
-            matching = [config for config in configs if all(given.get(n) == v for n, v in blocks(config).items())]
-        else:
-            asked = [triton.Config({**config.kwargs, **{n: given[n] for n in blocks(config) if n in given}},
-                                   num_warps=config.num_warps, num_stages=config.num_stages) for config in configs]
-            matching = asked
-        try:
-            kept = [asked[index] for index in _kept_indices((asked, prune), params, launch["args"])]
-        except Exception as error:
-            return [constants] * launches, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
-        kept = [config for config in kept if config in matching]
-        if not kept and matching is not asked and matching:
-            shown = ", ".join(f"{n}={v!r}" for n, v in blocks(matching[0]).items())
-            return [constants] * launches, {"pruned": f"the kernel's early_config_prune keeps {shown} off this "
-                                                      "case's sizes"}
-        kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
-        kept_by_launch.append([c for c in constants if c in kept_constants] or constants)
-    return kept_by_launch, {}
-
-
-def _kept_indices(pruner, params, args):
-    """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: _pruner's) keeps
-    for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the
-    tensors' sizes, strides and dtypes but not their values (as a heuristic sees them); raises what it raises, or
-    TypeError where what it returns is no list of some of them."""
-    configs, prune = pruner
-    configured = {name for config in configs for name in config.kwargs}
-    # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
-    named = sizes_only({name: value for name, value in zip(params, args) if name not in configured})
-    kept = prune(copy.deepcopy(configs), named)
-
-    def index(config):  # a copy of one of them, or a new triton.Config of the same constants (other warps, stages)
-        if isinstance(config, triton.Config):
-            for i, other in enumerate(configs):
-                if config.kwargs == other.kwargs:
-                    return i
-        raise TypeError("it returned what is not one of the kernel's tuning configurations")
-    if not isinstance(kept, (list, tuple)) or not kept:
-        raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")
-    return list(dict.fromkeys(index(config) for config in kept))
 
 
 def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefined=False, constants=None,
