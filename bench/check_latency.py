@@ -11,11 +11,13 @@ The commands are timed as a first check (--fresh: every kernel compiled and prof
 kernels that have not changed since (what the compiler accepted and the profiles are kept, check_cache.py),
 each in a cache folder of the benchmark's own. Each is timed with the performance estimate and without
 (--no-performance). Targets: a notebook check within 1.5 s, the whole course within 8 s; the estimate adds at
-most 20%. Results go to stdout and to bench/results/check_latency.md, above the notes already there (each
-under a heading of its own).
+most 20%. Results go to stdout and to bench/results/check_latency.md: a table for each Triton version,
+this run's in place of its version's last (run it with the Python of each Triton a student may have: their
+compiles differ), above the dated notes already there.
 """
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -49,6 +51,23 @@ while {performance} and result.performance is None:
     time.sleep(0.005)
 print("timed", verdict, time.perf_counter() - start)
 time.sleep(2)  # the student reads the report: the estimate's worker and picture are done before the next check
+"""
+
+EXPLANATION = """# What a check costs
+
+The performance estimate (target: at most +20%) profiles each passing kernel at its benchmark size and compiles
+it for sm_90 as the GPU stage launches it first. In a notebook the check cell returns with its verdict, graded
+without the estimate, and the estimate is made by a worker of its own afterwards and joins the report when it
+comes (the column "the estimate shown after": seconds from the start of the check). `triton-course check` makes
+both in one worker per puzzle, one worker per core, and in that worker the sm_90 compile of the benchmark's
+launch takes the place of the first case's. Checked again, a kernel unchanged since a check the compiler
+accepted is neither compiled nor profiled again: its worker only interprets its cases.
+
+A check forks its sandboxed worker from a warm one (grader/pipeline/warm.py) that imported torch and triton when
+the notebook imported `grader.notebook`, or when the command started.
+
+The compile costs what the student's Triton makes it cost: a table per Triton version the script ran with
+(`bench/check_latency.py` with that Triton's Python), newest run of each.
 """
 
 
@@ -115,7 +134,7 @@ def main():
     whole = command_seconds(cli)
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    lines = ["# What a check costs", "",
+    table = [f"### Triton {triton.__version__}", "",
              f"Machine: {cpu}, {os.cpu_count()} cores; sandbox: {sandbox_kind()}; Python {platform.python_version()}, "
              f"torch {torch.__version__}, triton {triton.__version__}.", "",
              "| check | wall clock | without the performance estimate | the estimate adds | the estimate shown after | "
@@ -131,24 +150,23 @@ def main():
                f"{seconds[True, first]:.2f} s | {seconds[False, first]:.2f} s | "
                f"{seconds[True, first] / seconds[False, first] - 1:+.0%} | | {target} |"
                for argv, seconds, target in ((" --puzzle vector_add", one, ""), ("", whole, "8 s"))
-               for first, when in ((True, "first check (`--fresh`)"), (False, "again, kernels unchanged"))], "",
-             "The performance estimate (target: at most +20%) profiles each passing kernel at its benchmark size "
-             "and compiles it for sm_90 as the GPU stage launches it first. In a notebook the check cell returns "
-             "with its verdict, graded without the estimate, and the estimate is made by a worker of its own "
-             "afterwards and joins the report when it comes (the last column: seconds from the start of the "
-             "check). `triton-course check` makes both in one worker per puzzle, one worker per core, and in "
-             "that worker the sm_90 compile of the benchmark's launch takes the place of the first case's. "
-             "Checked again, a kernel unchanged since a check the compiler accepted is neither compiled nor "
-             "profiled again: its worker only interprets its cases.",
-             "",
-             "A check forks its sandboxed worker from a warm one (grader/pipeline/warm.py) that imported torch and "
-             "triton when the notebook imported `grader.notebook`, or when the command started."]
-    report = "\n".join(lines) + "\n"
-    print(report)
+               for first, when in ((True, "first check (`--fresh`)"), (False, "again, kernels unchanged"))], ""]
+    print("\n".join(table))
+    write_results("\n".join(table) + "\n", triton.__version__)
+
+
+def write_results(table, version):
+    """bench/results/check_latency.md: the explanation, a table for each Triton the script was run with (this
+    run's in place of the same version's last one), then the dated notes already there."""
     results = ROOT / "bench" / "results" / "check_latency.md"
     earlier = results.read_text() if results.exists() else ""
-    notes = earlier[earlier.index("\n## "):] if "\n## " in earlier else ""
-    results.write_text(report + notes)
+    head, notes = (earlier[:earlier.index("\n## ")], earlier[earlier.index("\n## "):]) if "\n## " in earlier \
+        else (earlier, "")
+    tables = {found.group(1): found.group(0) for found in
+              re.finditer(r"^### Triton (\S+)\n.*?(?=^### Triton |\Z)", head, re.M | re.S)}
+    tables[version] = table
+    ordered = sorted(tables.items(), key=lambda item: tuple(int(part) for part in re.findall(r"\d+", item[0])))
+    results.write_text(EXPLANATION + "\n" + "\n".join(text.rstrip("\n") + "\n" for _, text in ordered) + notes)
 
 
 if __name__ == "__main__":
