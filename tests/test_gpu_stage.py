@@ -63,6 +63,79 @@ def test_the_gpu_stage_compiles_each_configuration_with_its_own_constants(course
         assert [outcome["compiled"][f"time-{size}-{c}"]["scalars"]["GROUP_M"] for c in range(len(configs))] == given
 
 
+def compiled_for_the_gpu(course, path, puzzle_id, tmp_path):
+    """(the puzzle with its configuration cases, the kernel's source, the verification payloads, the compile
+    sandbox's outcome as the grader checks it) of the kernel in `path`, compiled for sm_90 in the test's process."""
+    from grader.gpu.bench import _check_compiled, compile_job
+    from grader.gpu.compile_worker import compile_puzzle
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.protocol import case_payload
+    source = load_submission(path, course, [puzzle_id])[puzzle_id].source
+    puzzle = source.with_configuration_cases(course.puzzle(puzzle_id))
+    payload = [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
+    job = compile_job(puzzle, source, payload)
+    tmp_path.mkdir()
+    return puzzle, source, payload, _check_compiled(compile_puzzle(job, course, 90, tmp_path), job)
+
+
+@pytest.mark.slow
+def test_the_gpu_stage_launches_only_what_the_kernels_pruner_keeps(course, tmp_path):
+    """As Triton's autotuner: each case's launch compiled with the first configuration the kernel's
+    early_config_prune keeps for it (the masked one on a ragged size), a configuration case whose blocks it keeps
+    off not compiled (as the CPU check does not run it), and at the benchmark's size only the configurations it
+    keeps there compiled and timed."""
+    from grader.gpu.bench import _compile_verdict
+    alternatives = ROOT / "tests" / "alternatives" / "vector_add"
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, alternatives / "pruned_unmasked_config.py",
+                                                            "vector_add", tmp_path / "masked")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    ragged = [i for i, spec in enumerate(puzzle.cases) if spec.symbols["N"] % 4096]
+    assert ragged and all(outcome["compiled"][f"verify-{i}-0"]["scalars"]["MASKED"] is True for i in ragged)
+    assert outcome["kept"] == [[0, 1]], "the benchmark's vector is a whole number of blocks: both are timed"
+
+    puzzle, source, payload, outcome = compiled_for_the_gpu(
+        course, alternatives / "pruned_unmasked_at_its_own_block.py", "vector_add", tmp_path / "own_block")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    (kept_off,) = outcome["pruned"]
+    assert puzzle.cases[kept_off].symbols["BLOCK_SIZE"] == 128 and "early_config_prune" in outcome["pruned"][kept_off]
+    assert not any(key.startswith(f"verify-{kept_off}-") for key in outcome["compiled"])
+
+    puzzle, source, payload, outcome = compiled_for_the_gpu(
+        course, alternatives / "pruned_short_offsets_off_long_vectors.py", "vector_add", tmp_path / "short")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    assert outcome["kept"] == [[0]] and "time-0-1" not in outcome["compiled"]
+    assert outcome["compiled"]["time-0-0"]["scalars"]["SHORT"] is False
+
+
+@pytest.mark.parametrize("kernel, kept, pruned, message", [
+    ("solutions/vector_add.py", [[0]], {}, "configurations kept off where the kernel has no pruner"),
+    ("solutions/vector_add.py", [[0, 1]], {8: "kept off"}, "that the kernel's pruner cannot keep off"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0, 5]], {}, "not the kernel's"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[]], {}, "none, or not the kernel's"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0, 0, 1]], {}, "not the kernel's"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", None, {}, "not given for each benchmark size"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0], [1]], {}, "not given for each benchmark size"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0, 1]], {0: "kept off"},
+     "that the kernel's pruner cannot keep off"),
+])
+def test_what_the_compile_sandbox_says_it_pruned_is_checked(course, kernel, kept, pruned, message):
+    """The compile sandbox runs the submission's code: what it says its pruner kept is data, taken only where a
+    pruner could have said it (a kernel without one keeps everything and verifies every case; one with a pruner
+    leaves only configuration cases unverified, and times one configuration at least)."""
+    from grader.gpu.bench import _compile_verdict
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.protocol import case_payload
+    source = load_submission(ROOT / kernel, course, ["vector_add"])["vector_add"].source
+    puzzle = source.with_configuration_cases(course.puzzle("vector_add"))
+    assert puzzle.cases[8].name.endswith("(blocks BLOCK_SIZE=1024)"), "case 8 is a configuration case"
+    payload = [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
+    extra = {"MASKED": True} if source.prune is not None else {}
+    configs = [{"kwargs": {"BLOCK_SIZE": block, **extra}, "num_warps": 4} for block in (1024, 2048)]
+    outcome = {"configs": configs, "compiled": {}, "problems": {}, "kept": kept, "pruned": pruned}
+    verdict = _compile_verdict(puzzle, source, outcome, payload, True)
+    assert verdict["status"] == "error" and "malformed" in verdict["reason"] and message in verdict["reason"], verdict
+
+
 @pytest.mark.parametrize("path", ["matmul/tutorial03_grouped_ordering.py", "matmul/autotune_comprehension_tl_range.py"])
 def test_configs_name_the_kernels_parameters_as_the_student_does(course, tmp_path, path):
     """Triton's tutorial tunes BLOCK_SIZE_M, another kernel BM: each is the course's BLOCK_M by position, and the
@@ -344,6 +417,19 @@ def test_declared_gpu_configs_are_the_ones_timed(course, tmp_path):
     (puzzle,) = bench_submission(course, path, ["vector_add"])["puzzles"]
     assert puzzle["status"] == "pass", puzzle
     assert puzzle["timings"][0]["config"] == {"kwargs": {"BLOCK_SIZE": 512}, "num_warps": 2, "num_stages": 3}
+
+
+@needs_gpu
+def test_kernels_whose_pruner_guards_a_configuration_pass_on_the_gpu(course):
+    """Each launch with what the kernel's early_config_prune keeps for it: a configuration unmasked off whole
+    blocks, or wrong on long vectors, is never launched where it would be wrong."""
+    alternatives = ROOT / "tests" / "alternatives" / "vector_add"
+    for name in ("pruned_unmasked_config", "pruned_unmasked_at_its_own_block", "pruned_large_block_fast_path",
+                 "pruned_short_offsets_off_long_vectors"):
+        (puzzle,) = bench_submission(course, alternatives / f"{name}.py", ["vector_add"])["puzzles"]
+        assert puzzle["status"] == "pass", (name, puzzle)
+        if name == "pruned_short_offsets_off_long_vectors":
+            assert puzzle["timings"][0]["config"]["kwargs"] == {"BLOCK_SIZE": 1024}, puzzle
 
 
 @needs_gpu

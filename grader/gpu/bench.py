@@ -25,7 +25,7 @@ from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
 from ..pipeline.grade import run_case
 from ..pipeline.load import MAIN, SubmissionError, load_read, read_submission
-from ..pipeline.protocol import MalformedResult, case_payload, check_runs, read_result
+from ..pipeline.protocol import MalformedResult, case_payload, check_runs, pruning_request, read_result
 from ..pipeline.results import printable
 from ..pipeline.sandbox import run_worker
 from ..settings import DEFAULT
@@ -77,7 +77,8 @@ def _check_compiled(outcome, job):
     return {"configs": outcome["configs"], "ptxas": ptxas[:4000] if isinstance(ptxas, str) else None,
             "compiled": {key: compiled.check(data, job["params"]) for key, data in outcome["compiled"].items()
                          if isinstance(key, str)},
-            "problems": {key: _problem(problem) for key, problem in outcome["problems"].items()}}
+            "problems": {key: _problem(problem) for key, problem in outcome["problems"].items()},
+            "kept": outcome.get("kept"), "pruned": outcome.get("pruned")}  # checked with the puzzle (_pruning)
 
 
 def _problem(problem):
@@ -89,9 +90,13 @@ def _problem(problem):
 
 
 def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_id=None):
+    """The compile sandbox's job: the rebuilt modules, the configurations and pruner to read, and the launches of
+    the `verification` cases (their payloads) to compile."""
     return {"id": job_id or puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
             "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
-            "verification": [[launch["args"] for launch in case["launches"]] for case in verification],
+            "prune": pruning_request(source),
+            "verification": [{"launches": [{"args": launch["args"]} for launch in case["launches"]],
+                              "configuration": case.get("configuration", False)} for case in verification],
             "inspect": inspect, "timed": timed and puzzle.benchmark is not None}
 
 
@@ -164,7 +169,8 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
                 verdicts[key] = verdict
                 continue
             timing_jobs[key] = {"id": ids[key], "puzzle": puzzle.id, "cases": payloads[key], "timed": jobs[key]["timed"],
-                                "compiled": compiled_jobs[key]["compiled"], "configs": compiled_jobs[key]["valid"]}
+                                "compiled": compiled_jobs[key]["compiled"], "configs": compiled_jobs[key]["valid"],
+                                "kept": compiled_jobs[key]["kept"], "pruned": compiled_jobs[key]["pruned"]}
         timing = Path(scratch) / "timing"
         timing.mkdir()
         out = timing / "results"
@@ -187,7 +193,7 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
                 continue
             try:
                 outcome = read_result(out / f"{job['id']}.pt", settings)
-                verdicts[key] = _judge(puzzle, source, outcome, device, settings, job["timed"])
+                verdicts[key] = _judge(puzzle, source, outcome, device, settings, job["timed"], job["pruned"])
             except MalformedResult as error:
                 verdicts[key] = {"status": "error", "reason": f"the timing process's result is malformed: {error}"}
     return verdicts, device
@@ -222,9 +228,14 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
     if problems:
         return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}
     outcome["valid"] = valid
-    needed = [f"verify-{c}-{l}" for c, case in enumerate(payload) for l in range(len(case["launches"]))]
+    try:
+        outcome["kept"], outcome["pruned"] = _pruning(puzzle, source, outcome, payload, timed)
+    except MalformedResult as error:
+        return {"status": "error", "reason": f"the compile sandbox's result is malformed: {error}"}
+    needed = [f"verify-{c}-{l}" for c, case in enumerate(payload) if c not in outcome["pruned"]
+              for l in range(len(case["launches"]))]
     if timed:
-        needed += [f"time-{s}-{c}" for s in range(len(puzzle.benchmark.sizes)) for c in range(max(1, len(valid)))]
+        needed += [f"time-{s}-{c}" for s, kept in enumerate(outcome["kept"]) for c in kept]
     missing = [key for key in needed if key not in outcome["compiled"]]
     if not missing:
         return None
@@ -237,6 +248,29 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
                                         f"{problem['message'] if problem else 'no binary came back'}"}
 
 
+def _pruning(puzzle, source, outcome, payload, timed):
+    """(for each benchmark size, the indices of the configurations timed there; the indices of the cases not
+    verified) as the compile sandbox ran the kernel's early_config_prune, checked: only a kernel with a pruner
+    keeps configurations off, never all of them at a size, and leaves only configuration cases unverified (as the
+    CPU check does), each of them said why."""
+    every = list(range(max(1, len(outcome["valid"]))))
+    sizes = len(puzzle.benchmark.sizes) if timed else 0
+    kept, pruned = outcome.get("kept"), outcome.get("pruned")
+    if not (isinstance(kept, list) and len(kept) == sizes and isinstance(pruned, dict)):
+        raise MalformedResult("the configurations kept are not given for each benchmark size")
+    for indices in kept:
+        if not (isinstance(indices, list) and indices and all(type(i) is int and i in every for i in indices)
+                and len(set(indices)) == len(indices)):
+            raise MalformedResult("the configurations kept at a size are none, or not the kernel's")
+        if source.prune is None and indices != every:
+            raise MalformedResult("configurations kept off where the kernel has no pruner")
+    for index, why in pruned.items():
+        if source.prune is None or type(index) is not int or not 0 <= index < len(payload) \
+                or not payload[index].get("configuration") or not isinstance(why, str):
+            raise MalformedResult("a case not verified that the kernel's pruner cannot keep off")
+    return kept, {index: why[:300] for index, why in pruned.items()}
+
+
 def _device(device):
     if not isinstance(device, dict) or not isinstance(device.get("name"), str) or not all(
             isinstance(device.get(k), (int, float)) and math.isfinite(device[k]) and device[k] > 0
@@ -245,14 +279,16 @@ def _device(device):
     return {k: v for k, v in device.items() if isinstance(v, (str, int, float))}
 
 
-def _judge(puzzle, source, outcome, device, settings, timed=True):
-    """The verdict of one puzzle on the GPU: its verification compared with the reference, and its timings
-    checked, each against the physical floor computed here from the course and the device."""
+def _judge(puzzle, source, outcome, device, settings, timed=True, pruned=()):
+    """The verdict of one puzzle on the GPU: its verification compared with the reference (but for the cases
+    `pruned`: configuration cases the kernel's early_config_prune keeps off), and its timings checked, each
+    against the physical floor computed here from the course and the device."""
     if not isinstance(outcome, dict) or not isinstance(outcome.get("cases"), list) or \
             not isinstance(outcome.get("timings"), list) or timed and device is None:
         raise MalformedResult("not a timing outcome")
     cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
-    runs = check_runs(outcome["cases"], cases, ["sequential"] * len(cases), settings)
+    runs = check_runs(outcome["cases"], cases, ["sequential"] * len(cases), settings,
+                      pruning=[True if i in pruned else None for i in range(len(cases))])
     failures = []
     for index, run in enumerate(runs):
         failures += run_case(puzzle, index, source, run, 0, settings)[0]

@@ -4,8 +4,10 @@
 rebuilt modules (with the same restricted builtins and imports as the CPU worker), reads its tuning
 configurations, and compiles its kernel for the GPU's architecture for every launch the grader will make:
 each verification launch (its pointers' alignment and its sizes specialised as a launch specialises them)
-and each benchmark size with each configuration. Heuristics and constexpr functions run here, at compile
-time. What it writes back is data (compiled.py): metadata, binaries, signatures, plain values.
+and each benchmark size with each configuration. Heuristics, constexpr functions and the kernel's
+early_config_prune (which configurations each launch runs with, as Triton's autotuner asks it) run here. What it
+writes back is data (compiled.py): metadata, binaries, signatures, plain values, the indices of the
+configurations kept.
 """
 import sys
 import warnings
@@ -19,8 +21,7 @@ from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, descr
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.worker import KernelModules, restrict_the_compilers_builtins
 from . import compiled
-from ..pipeline.configs import read_configs, validate_configs
-
+from ..pipeline.configs import kept_configurations, kept_indices, kernel_pruner, read_configs, validate_configs
 
 
 def compile_puzzle(job, course, target, directory):
@@ -32,8 +33,14 @@ def compile_puzzle(job, course, target, directory):
     if job["configs"] is not None:
         configs = read_configs(job["configs"], modules.loaded[job["configs_module"]].__dict__,
                                [job["kernel"], puzzle.kernel], target)
-    valid, _ = validate_configs(puzzle, configs, params)
-    result = {"configs": configs, "compiled": {}, "problems": {}}
+    valid, problems = validate_configs(puzzle, configs, params)
+    result = {"configs": configs, "compiled": {}, "problems": {}, "kept": [], "pruned": {}}
+    # Which configurations each launch runs with, as Triton's autotuner asks the kernel's early_config_prune; one
+    # whose configurations the grader would not take is not asked (the grader refuses them).
+    pruner = kernel_pruner(job, modules.loaded, target)
+    if pruner is not None and (problems or pruner[0] is not None and len(pruner[0]) != len(valid)):
+        pruner = None
+    own = list(valid[0]["constants"]) if valid else []
 
     def build(key, args, config, views=False, constants=None):
         """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say;
@@ -50,31 +57,55 @@ def compile_puzzle(job, course, target, directory):
             message, module, line = describe(error, modules)
             result["problems"][key] = {"message": message, "module": module, "line": line}
 
-    # The first configuration's constants go with every launch but the timed ones, as Triton's autotuner gives
-    # them (a heuristic may read them).
-    constants = valid[0].get("constants") if valid else None
+    def timed_at(sizes):
+        """The indices of the configurations the autotuner times at the benchmark's `sizes`: those the pruner keeps
+        there (all where it raises, as on the CPU)."""
+        every = list(range(len(valid))) or [0]
+        if pruner is None or pruner[0] is None:
+            return every
+        launch = puzzle.benchmark.launch_config(valid[0], dict(sizes))
+        try:
+            return kept_indices(pruner, params, benchmark_arguments(puzzle, launch, sizes))
+        except Exception:
+            return every
+
+    def launch_config(index, sizes=None):
+        """(a launch's configuration: the benchmark's completed with the `index`th valid one, its constants)."""
+        config = valid[index] if valid else {}
+        if puzzle.benchmark is None:
+            return {}, config.get("constants")
+        return puzzle.benchmark.launch_config(config, dict(sizes or puzzle.benchmark.sizes[0])), config.get("constants")
+
     if job.get("inspect"):
         if puzzle.benchmark is None:  # as its first case launches it
-            build("inspect", job["verification"][0][0], {}, views=True, constants=constants)
-        else:
-            first = puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
+            build("inspect", job["verification"][0]["launches"][0]["args"], {}, views=True,
+                  constants=launch_config(0)[1])
+        else:  # as the autotuner launches it first at the benchmark's first size
+            first, constants = launch_config(timed_at(puzzle.benchmark.sizes[0])[0])
             build("inspect", benchmark_arguments(puzzle, first, puzzle.benchmark.sizes[0]), first,
                   constants=constants)
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
-    first = {} if puzzle.benchmark is None else \
-        puzzle.benchmark.launch_config(valid[0] if valid else {}, dict(puzzle.benchmark.sizes[0]))
+    # Each launch of a case with the first configuration its pruner keeps for it (the first without a pruner); a
+    # configuration case whose blocks the pruner keeps off its sizes is not compiled: the autotuner never launches
+    # them there, and the CPU check does not run it either.
     for case_index, case in enumerate(job["verification"]):
-        for launch_index, args in enumerate(case):
-            build(f"verify-{case_index}-{launch_index}", args, first, views=True, constants=constants)
+        kept, pruning = kept_configurations(pruner, case, params, own)
+        if "pruned" in pruning:
+            result["pruned"][case_index] = pruning["pruned"]
+            continue
+        for launch_index, launch in enumerate(case["launches"]):
+            config, constants = launch_config(kept[launch_index][0] if kept and kept[launch_index] else 0)
+            build(f"verify-{case_index}-{launch_index}", launch["args"], config, views=True, constants=constants)
     if not job["timed"]:
         return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):
-        for config_index, config in enumerate(valid or [{}]):
-            launch = puzzle.benchmark.launch_config(config, dict(sizes))
+        result["kept"].append(timed_at(sizes))
+        for config_index in result["kept"][-1]:
+            launch, constants = launch_config(config_index, sizes)
             build(f"time-{size_index}-{config_index}", benchmark_arguments(puzzle, launch, sizes), launch,
-                  constants=config.get("constants"))
+                  constants=constants)
     return result
 
 

@@ -77,9 +77,12 @@ class Kernels:
         return lambda *args: kernel[grid](*compiled.launch_args(variant, args))
 
 
-def verify(kernels, case_index, case):
-    """Run one CPU case on the GPU; return the parents' memory afterwards (the grader compares it)."""
+def verify(kernels, case_index, case, pruned=None):
+    """Run one CPU case on the GPU; return the parents' memory afterwards (the grader compares it). `pruned`: why
+    the case is not run (the kernel's early_config_prune keeps it off: it has no binary)."""
     parents = {name: tensor["parent"].clone() for name, tensor in case["buffers"].items()}
+    if pruned is not None:
+        return {**_run(parents, None), "pruned": pruned}
     by_storage = {case["buffers"][n]["parent"].untyped_storage().data_ptr(): n for n in parents}
     transfer = StorageTransfer(list(parents.values()), "cuda")
     moved = dict(zip(parents, transfer.moved))
@@ -96,6 +99,11 @@ def verify(kernels, case_index, case):
                      "line": None, "module": None}
             break
     transfer.copy_back()
+    return _run(parents, error)
+
+
+def _run(parents, error):
+    """A case's run as the grader reads it (protocol.check_runs), of the memory a GPU run leaves."""
     return {"order": "sequential", "error": error, "printed": "", "parents": parents, "race": {}, "read_unwritten": {},
             "writers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
             "readers": {n: torch.zeros(p.numel(), dtype=torch.int64) for n, p in parents.items()},
@@ -106,7 +114,7 @@ def bench_puzzle(job, course, device, directory):
     puzzle = course.puzzle(job["puzzle"])
     benchmark = puzzle.benchmark
     kernels = Kernels(job["compiled"], directory)
-    runs = [verify(kernels, index, case) for index, case in enumerate(job["cases"])]
+    runs = [verify(kernels, index, case, job["pruned"].get(index)) for index, case in enumerate(job["cases"])]
     if not job["timed"] or any(run["error"] for run in runs):  # the verdict is the failed case's
         return {"cases": runs, "timings": []}
     dtype = DTYPES[benchmark.dtype]
@@ -137,8 +145,8 @@ def bench_puzzle(job, course, device, directory):
     timings = []
     configs = job["configs"] or [{}]
     for size_index, sizes in enumerate(benchmark.sizes):
-        launches = [(f"time-{size_index}-{c}", benchmark.launch_config(config, sizes))
-                    for c, config in enumerate(configs)]
+        launches = [(f"time-{size_index}-{c}", benchmark.launch_config(configs[c], sizes))
+                    for c in job["kept"][size_index]]  # those the kernel's early_config_prune keeps at these sizes
         key, launch = _autotune(launches, lambda k, l: launcher(k, l, sizes), lambda: fresh_inputs(sizes),
                                 flush_buffer.zero_)
         try:

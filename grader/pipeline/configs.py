@@ -60,17 +60,17 @@ def tuning_configs(expression, namespace, kernel_names, target):
     return value
 
 
-def kernel_pruner(job, modules):
-    """(the kernel's tuning configurations, as triton.Config, and its @triton.autotune's early_config_prune), or
-    (None, what evaluating them raised), or None where it has no pruner; `modules`: {name: the job's loaded
-    module}."""
+def kernel_pruner(job, modules, target):
+    """(the kernel's tuning configurations, as triton.Config for sm_`target`, and its @triton.autotune's
+    early_config_prune), or (None, what evaluating them raised), or None where it has no pruner; `modules`: {name:
+    the job's loaded module}."""
     import triton
 
     if job.get("prune") is None:
         return None
     namespace = modules[job["prune"]["configs_module"]].__dict__
     try:
-        configs = list(tuning_configs(job["prune"]["configs"], namespace, [job["kernel"]], max(job["targets"])))
+        configs = list(tuning_configs(job["prune"]["configs"], namespace, [job["kernel"]], target))
         by = eval(compile(job["prune"]["by"], "<prune_configs_by>", "eval"), namespace)
         pruner = by.get("early_config_prune") if isinstance(by, dict) else None
     except Exception as error:
@@ -80,11 +80,12 @@ def kernel_pruner(job, modules):
     return configs, pruner
 
 
-def kept_by_the_pruner(pruner, case, params, constants):
-    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
-    configurations its early_config_prune (`pruner`: kernel_pruner's) keeps for that launch give], {"pruned": why the
-    case is not run} for a configuration case whose blocks it keeps off the case's sizes, or {"prune_error": what
-    the pruner raised}).
+def kept_configurations(pruner, case, params, own):
+    """([for each launch of the case, the indices of the kernel's configurations its early_config_prune (`pruner`:
+    kernel_pruner's) keeps for that launch], {}), or (None, {"pruned": why the case is not run}) for a
+    configuration case whose blocks it keeps off the case's sizes, or (None, {"prune_error": what the pruner
+    raised}), or (None, {}) where the kernel has no pruner. `own`: the kernel's parameters beyond the puzzle's
+    (a configuration's blocks are the others it gives).
 
     On a GPU the autotuner launches only what its pruner keeps for each launch's arguments (Triton's
     Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
@@ -93,13 +94,11 @@ def kept_by_the_pruner(pruner, case, params, constants):
     as without one."""
     import triton
 
-    launches = len(case["launches"])
     if pruner is None:
-        return [constants] * launches, {}
+        return None, {}
     configs, prune = pruner
     if configs is None:
-        return [constants] * launches, {"prune_error": prune}
-    own = list(constants[0]) if constants else []
+        return None, {"prune_error": prune}
     kept_by_launch = []
     for launch in case["launches"]:
         given = dict(zip(params, launch["args"]))
@@ -108,23 +107,37 @@ def kept_by_the_pruner(pruner, case, params, constants):
             return {name: value for name, value in config.kwargs.items() if name not in own}
         if case.get("configuration"):  # the kernel's configurations whose blocks the case runs at
             asked = configs
-            matching = [config for config in configs if all(given.get(n) == v for n, v in blocks(config).items())]
+            matching = [i for i, config in enumerate(configs)
+                        if all(given.get(n) == v for n, v in blocks(config).items())]
         else:
             asked = [triton.Config({**config.kwargs, **{n: given[n] for n in blocks(config) if n in given}},
                                    num_warps=config.num_warps, num_stages=config.num_stages) for config in configs]
-            matching = asked
+            matching = list(range(len(configs)))
         try:
-            kept = [asked[index] for index in kept_indices((asked, prune), params, launch["args"])]
+            kept = [index for index in kept_indices((asked, prune), params, launch["args"]) if index in matching]
         except Exception as error:
-            return [constants] * launches, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
-        kept = [config for config in kept if config in matching]
-        if not kept and matching is not asked and matching:
-            shown = ", ".join(f"{n}={v!r}" for n, v in blocks(matching[0]).items())
-            return [constants] * launches, {"pruned": f"the kernel's early_config_prune keeps {shown} off this "
-                                                      "case's sizes"}
-        kept_constants = [{name: config.kwargs.get(name) for name in own} for config in kept]
-        kept_by_launch.append([c for c in constants if c in kept_constants] or constants)
+            return None, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
+        if not kept and case.get("configuration") and matching:
+            shown = ", ".join(f"{n}={v!r}" for n, v in blocks(configs[matching[0]]).items())
+            return None, {"pruned": f"the kernel's early_config_prune keeps {shown} off this case's sizes"}
+        kept_by_launch.append(kept or matching)
     return kept_by_launch, {}
+
+
+def kept_by_the_pruner(pruner, case, params, constants):
+    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
+    configurations its early_config_prune keeps for that launch give (kept_configurations)], what
+    kept_configurations says of the case besides)."""
+    own = list(constants[0]) if constants else []
+    kept, pruning = kept_configurations(pruner, case, params, own)
+    if kept is None:
+        return [constants] * len(case["launches"]), pruning
+    configs = pruner[0]
+    by_launch = []
+    for indices in kept:
+        kept_constants = [{name: configs[i].kwargs.get(name) for name in own} for i in indices]
+        by_launch.append([c for c in constants if c in kept_constants] or constants)
+    return by_launch, pruning
 
 
 def kept_indices(pruner, params, args):

@@ -36,14 +36,22 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
                "variants": [dict(variant) for variant in source.variants],
                "cases": [case_payload(puzzle, case, order) for case in cases]}
-    if source.prune is not None and source.configs is not None:  # which configurations each case may run with
-        request["prune"] = {"configs": source.configs, "configs_module": source.configs_module, "by": source.prune}
+    if pruning_request(source) is not None:  # which configurations each case may run with
+        request["prune"] = pruning_request(source)
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
                               "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
                               "seconds": settings.profile_timeout_s,
                               "target": GPUS[settings.estimate_gpu].compute_capability}
     return request
+
+
+def pruning_request(source):
+    """What a sandbox needs to run the kernel's early_config_prune (configs.kernel_pruner), or None where it has
+    none the grader runs."""
+    if source.prune is None or source.configs is None:
+        return None
+    return {"configs": source.configs, "configs_module": source.configs_module, "by": source.prune}
 
 
 def case_payload(puzzle, case, order=None):

@@ -144,7 +144,7 @@ def run_puzzle(job, directory, course=None):
         kernel = getattr(modules.load(), job["kernel"])  # the modules interpreting() points at Triton's interpreter
         fn = python_function(kernel)
         params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-        pruner = kernel_pruner(job, modules.loaded)
+        pruner = kernel_pruner(job, modules.loaded, max(job["targets"]))
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
@@ -215,7 +215,7 @@ def _plan(job, modules, kernel, course):
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
                                    [job["kernel"], puzzle.kernel], job["profile"]["target"])
         plan = Plan(kernel, puzzle, configs, chosen, job.get("tuned"))
-        pruner = kernel_pruner(job, modules.loaded)
+        pruner = kernel_pruner(job, modules.loaded, max(job["targets"]))
         if chosen is None and pruner is not None and pruner[0] is not None and \
                 len(pruner[0]) == len(configs) and not any("error" in config for config in configs):
             # The GPU stage's autotuner times, at the benchmark's size, only what the kernel's pruner keeps there.
