@@ -107,6 +107,33 @@ def test_the_gpu_stage_launches_only_what_the_kernels_pruner_keeps(course, tmp_p
     assert outcome["compiled"]["time-0-0"]["scalars"]["SHORT"] is False
 
 
+def test_a_pruner_keeps_the_configuration_it_returns_even_one_alike_but_for_its_stages():
+    """Configurations that differ in num_stages or num_warps alone (one needing more shared memory than the GPU
+    has): the one the pruner returns is the one launched, as Triton's autotuner launches what it returns."""
+    import triton
+
+    from grader.pipeline.configs import kept_indices
+    configs = [triton.Config({"BLOCK_SIZE": 1024}, num_stages=8), triton.Config({"BLOCK_SIZE": 1024}, num_stages=3)]
+    params = ["x_ptr", "n_elements", "BLOCK_SIZE"]
+    assert kept_indices((configs, lambda given, named: given[1:]), params, [None, 4096]) == [1]
+    fresh = lambda given, named: [triton.Config({"BLOCK_SIZE": 1024}, num_stages=3)]  # noqa: E731
+    assert kept_indices((configs, fresh), params, [None, 4096]) == [1]
+    other_warps = lambda given, named: [triton.Config({"BLOCK_SIZE": 1024}, num_warps=2)]  # noqa: E731
+    assert kept_indices((configs, other_warps), params, [None, 4096]) == [0], "the first with its constants"
+
+
+@pytest.mark.slow
+def test_a_heuristic_above_the_autotuner_leaves_the_configurations_blocks_as_they_are(course, tmp_path):
+    """The parameter a @triton.heuristics adds is not one of a configuration's blocks: the configuration case at the
+    unmasked configuration's blocks is kept off a ragged size on the GPU as on the CPU."""
+    from grader.gpu.bench import _compile_verdict
+    path = ROOT / "tests" / "alternatives" / "vector_add" / "pruned_with_a_heuristic_above_the_autotuner.py"
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    (kept_off,) = outcome["pruned"]
+    assert puzzle.cases[kept_off].symbols["BLOCK_SIZE"] == 128
+
+
 @pytest.mark.parametrize("kernel, kept, pruned, message", [
     ("solutions/vector_add.py", [[0]], {}, "configurations kept off where the kernel has no pruner"),
     ("solutions/vector_add.py", [[0, 1]], {8: "kept off"}, "that the kernel's pruner cannot keep off"),

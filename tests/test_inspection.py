@@ -73,6 +73,22 @@ def test_without_a_tuning_configuration_the_course_launch_is_used(course, tmp_pa
     assert "float32, num_warps=8 (the course's launch configuration)" in header[1]
 
 
+def test_the_configuration_inspected_is_the_first_the_pruner_keeps_at_the_benchmarks_size(course, tmp_path):
+    """Listed second, the general configuration is the one the autotuner launches first on the benchmark's long
+    vector: the report compiles and names it, not the first of the list (16-bit offsets kept off long vectors)."""
+    alternative = (ROOT / "tests" / "alternatives" / "vector_add" / "pruned_short_offsets_off_long_vectors.py").read_text()
+    listed = ('configs=[triton.Config({"BLOCK_SIZE": 1024, "SHORT": False}, num_warps=4),\n'
+              '                          triton.Config({"BLOCK_SIZE": 1024, "SHORT": True}, num_warps=4)]')
+    swapped = ('configs=[triton.Config({"BLOCK_SIZE": 1024, "SHORT": True}, num_warps=2),\n'
+               '                          triton.Config({"BLOCK_SIZE": 1024, "SHORT": False}, num_warps=4)]')
+    assert listed in alternative
+    submission = tmp_path / "vector_add.py"
+    submission.write_text(alternative.replace(listed, swapped))
+    header = inspect_kernel(course, submission, "vector_add", 90).splitlines()[:2]
+    assert "SHORT=False" in header[0] and "num_warps=4" in header[1], header
+    assert "keeps at that size: number 2 in its list" in header[1], header
+
+
 def test_a_puzzle_without_benchmark_uses_its_first_case(course):
     report = inspect_kernel(course, ROOT / "solutions" / "strided_views.py", "strided_views", 90)
     first = course.puzzle("strided_views").cases[0]

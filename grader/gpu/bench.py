@@ -78,7 +78,8 @@ def _check_compiled(outcome, job):
             "compiled": {key: compiled.check(data, job["params"]) for key, data in outcome["compiled"].items()
                          if isinstance(key, str)},
             "problems": {key: _problem(problem) for key, problem in outcome["problems"].items()},
-            "kept": outcome.get("kept"), "pruned": outcome.get("pruned")}  # checked with the puzzle (_pruning)
+            # checked with the puzzle: _pruning, inspection._launch
+            "kept": outcome.get("kept"), "pruned": outcome.get("pruned"), "inspected": outcome.get("inspected")}
 
 
 def _problem(problem):

@@ -40,7 +40,7 @@ def compile_puzzle(job, course, target, directory):
     pruner = kernel_pruner(job, modules.loaded, target)
     if pruner is not None and (problems or pruner[0] is not None and len(pruner[0]) != len(valid)):
         pruner = None
-    own = list(valid[0]["constants"]) if valid else []
+    own = params[len(puzzle.args):]
 
     def build(key, args, config, views=False, constants=None):
         """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say;
@@ -69,19 +69,22 @@ def compile_puzzle(job, course, target, directory):
         except Exception:
             return every
 
-    def launch_config(index, sizes=None):
+    def configured_launch(index, sizes=None):
         """(a launch's configuration: the benchmark's completed with the `index`th valid one, its constants)."""
         config = valid[index] if valid else {}
         if puzzle.benchmark is None:
             return {}, config.get("constants")
         return puzzle.benchmark.launch_config(config, dict(sizes or puzzle.benchmark.sizes[0])), config.get("constants")
 
-    if job.get("inspect"):
+    if job.get("inspect"):  # with the configuration `inspected`, which the report names
         if puzzle.benchmark is None:  # as its first case launches it
+            kept, _ = kept_configurations(pruner, job["verification"][0], params, own)
+            result["inspected"] = kept[0][0] if kept and kept[0] else 0
             build("inspect", job["verification"][0]["launches"][0]["args"], {}, views=True,
-                  constants=launch_config(0)[1])
+                  constants=configured_launch(result["inspected"])[1])
         else:  # as the autotuner launches it first at the benchmark's first size
-            first, constants = launch_config(timed_at(puzzle.benchmark.sizes[0])[0])
+            result["inspected"] = timed_at(puzzle.benchmark.sizes[0])[0]
+            first, constants = configured_launch(result["inspected"])
             build("inspect", benchmark_arguments(puzzle, first, puzzle.benchmark.sizes[0]), first,
                   constants=constants)
         if "inspect" in result["compiled"]:
@@ -96,14 +99,14 @@ def compile_puzzle(job, course, target, directory):
             result["pruned"][case_index] = pruning["pruned"]
             continue
         for launch_index, launch in enumerate(case["launches"]):
-            config, constants = launch_config(kept[launch_index][0] if kept and kept[launch_index] else 0)
+            config, constants = configured_launch(kept[launch_index][0] if kept and kept[launch_index] else 0)
             build(f"verify-{case_index}-{launch_index}", launch["args"], config, views=True, constants=constants)
     if not job["timed"]:
         return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):
         result["kept"].append(timed_at(sizes))
         for config_index in result["kept"][-1]:
-            launch, constants = launch_config(config_index, sizes)
+            launch, constants = configured_launch(config_index, sizes)
             build(f"time-{size_index}-{config_index}", benchmark_arguments(puzzle, launch, sizes), launch,
                   constants=constants)
     return result

@@ -52,7 +52,7 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
     binary = outcome["compiled"]["inspect"]
     metadata = json.loads(binary["metadata"])
     constants = ", ".join(f"{k}={v}" for k, v in binary["constexprs"].items())
-    lines = [f"{puzzle.kernel} for sm_{target}, compiled on the CPU ({constants})", f"as {_launch(puzzle, valid)}", "",
+    lines = [f"{puzzle.kernel} for sm_{target}, compiled on the CPU ({constants})", f"as {_launch(puzzle, valid, outcome['inspected'])}", "",
              "== Resources ==",
              f"shared memory: {metadata.get('shared')} bytes per program",
              f"warps: {metadata.get('num_warps')} ({32 * int(metadata.get('num_warps') or 0)} threads per program)",
@@ -96,15 +96,19 @@ def _traffic(performance):
     return lines
 
 
-def _launch(puzzle, valid):
-    """How the compiled launch is made, in words."""
+def _launch(puzzle, valid, inspected):
+    """How the compiled launch is made, in words; `inspected`: the index of the configuration the compile sandbox
+    says it compiled (the first its early_config_prune keeps), checked here."""
+    index = inspected if type(inspected) is int and 0 <= inspected < len(valid) else 0
     if puzzle.benchmark is None:
         case = puzzle.cases[0]
         return f"the first case ({case.name}, {case.dtype}) launches it"
     benchmark = puzzle.benchmark
-    config = benchmark.launch_config(valid[0] if valid else {}, dict(benchmark.sizes[0]))
+    config = benchmark.launch_config(valid[index] if valid else {}, dict(benchmark.sizes[0]))
     options = {k: config[k] for k in ("num_warps", "num_stages") if k in config}
-    origin = "the first of its tuning configurations" if valid else "the course's launch configuration"
+    origin = ("the course's launch configuration" if not valid else "the first of its tuning configurations"
+              if index == 0 else f"the first of its tuning configurations its early_config_prune keeps at that "
+                                 f"size: number {index + 1} in its list")
     settings = [f"{k}={v}" for k, v in benchmark.sizes[0].items()] + [benchmark.dtype]
     settings += [f"{k}={v}" for k, v in options.items()]
     return f"the GPU stage launches it first: {', '.join(settings)} ({origin})"

@@ -85,7 +85,7 @@ def kept_configurations(pruner, case, params, own):
     kernel_pruner's) keeps for that launch], {}), or (None, {"pruned": why the case is not run}) for a
     configuration case whose blocks it keeps off the case's sizes, or (None, {"prune_error": what the pruner
     raised}), or (None, {}) where the kernel has no pruner. `own`: the kernel's parameters beyond the puzzle's
-    (a configuration's blocks are the others it gives).
+    (a configuration's blocks are the others it gives, whichever of them it gives too).
 
     On a GPU the autotuner launches only what its pruner keeps for each launch's arguments (Triton's
     Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
@@ -124,18 +124,17 @@ def kept_configurations(pruner, case, params, own):
     return kept_by_launch, {}
 
 
-def kept_by_the_pruner(pruner, case, params, constants):
-    """([for each launch of the case, the sets of the kernel's own constants, of `constants`, that the
-    configurations its early_config_prune keeps for that launch give (kept_configurations)], what
-    kept_configurations says of the case besides)."""
-    own = list(constants[0]) if constants else []
+def kept_by_the_pruner(pruner, case, params, own, constants):
+    """([for each launch of the case, the sets of the kernel's own constants, of `constants` (the tuning
+    configurations' values of them, the first's first), that the configurations its early_config_prune keeps for
+    that launch give (kept_configurations)], what kept_configurations says of the case besides)."""
     kept, pruning = kept_configurations(pruner, case, params, own)
     if kept is None:
         return [constants] * len(case["launches"]), pruning
-    configs = pruner[0]
+    configs, names = pruner[0], list(constants[0]) if constants else []
     by_launch = []
     for indices in kept:
-        kept_constants = [{name: configs[i].kwargs.get(name) for name in own} for i in indices]
+        kept_constants = [{name: configs[i].kwargs.get(name) for name in names} for i in indices]
         by_launch.append([c for c in constants if c in kept_constants] or constants)
     return by_launch, pruning
 
@@ -153,13 +152,22 @@ def kept_indices(pruner, params, args):
     configured = {name for config in configs for name in config.kwargs}
     # The arguments a GPU launch of an autotuned kernel passes: none of those its configurations give.
     named = sizes_only({name: value for name, value in zip(params, args) if name not in configured})
-    kept = prune(copy.deepcopy(configs), named)
+    copies = copy.deepcopy(configs)
+    kept = prune(copies, named)
 
-    def index(config):  # a copy of one of them, or a new triton.Config of the same constants (other warps, stages)
+    def index(config):
+        """One of the copies it was given (configurations may differ in their warps or stages alone), else the
+        first configuration with the same constants, warps and stages, else with the same constants (a new
+        triton.Config the pruner made)."""
+        for i, given in enumerate(copies):
+            if config is given:
+                return i
         if isinstance(config, triton.Config):
-            for i, other in enumerate(configs):
-                if config.kwargs == other.kwargs:
-                    return i
+            alike = [i for i, other in enumerate(configs) if config.kwargs == other.kwargs]
+            launched_alike = [i for i in alike if (config.num_warps, config.num_stages) ==
+                              (configs[i].num_warps, configs[i].num_stages)]
+            if alike:
+                return (launched_alike or alike)[0]
         raise TypeError("it returned what is not one of the kernel's tuning configurations")
     if not isinstance(kept, (list, tuple)) or not kept:
         raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")

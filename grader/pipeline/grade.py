@@ -301,7 +301,7 @@ def _pruning_notes(puzzle, runs):
     """What the report says of the kernel's early_config_prune: the cases it kept every configuration off (not
     run), or what it raised on the CPU (once)."""
     notes = [f"{spec.name} not run: {run['pruned']} (on a GPU the autotuner never launches them there; `triton-course "
-             "bench` verifies each configuration it times)" for spec, run in zip(puzzle.cases, runs) if "pruned" in run]
+             "bench` checks the output of each configuration it times, at the benchmark's sizes)" for spec, run in zip(puzzle.cases, runs) if "pruned" in run]
     error = next((run["prune_error"] for run in runs if "prune_error" in run), None)
     if error:
         notes.append(f"the kernel's early_config_prune raised {error} on the CPU: every tuning configuration ran on "

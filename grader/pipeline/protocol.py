@@ -35,9 +35,8 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
                "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
                "variants": [dict(variant) for variant in source.variants],
+               "prune": pruning_request(source),  # which configurations each case may run with
                "cases": [case_payload(puzzle, case, order) for case in cases]}
-    if pruning_request(source) is not None:  # which configurations each case may run with
-        request["prune"] = pruning_request(source)
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
                               "config": profile.get(puzzle.id) if isinstance(profile, dict) else None,
@@ -97,7 +96,7 @@ def check_outcome(outcome, request, cases, settings):
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
                                   settings, request["modules"],
                                   [request.get("tuned", {}), *request.get("variants", ())],
-                                  [payload.get("configuration", False) if "prune" in request else None
+                                  [payload.get("configuration", False) if request.get("prune") is not None else None
                                    for payload in request["cases"]])
     if outcome.get("resources") is not None:
         checked["resources"] = check_resources(outcome["resources"])

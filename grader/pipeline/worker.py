@@ -148,7 +148,8 @@ def run_puzzle(job, directory, course=None):
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                kept, pruning = kept_by_the_pruner(pruner, case, params, [tuned, *variants])
+                kept, pruning = kept_by_the_pruner(pruner, case, params, params[len(job["puzzle_params"]):],
+                                                   [tuned, *variants])
                 main = [next(constants for constants in [tuned, *variants] if constants in launch_kept)
                         for launch_kept in kept]  # each launch's first kept
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
