@@ -123,6 +123,22 @@ def test_a_pruner_keeps_the_configuration_it_returns_even_one_alike_but_for_its_
 
 
 @pytest.mark.slow
+def test_the_gpu_stage_runs_a_case_again_with_each_configuration_its_pruner_keeps(course, tmp_path):
+    """As the CPU check: a case runs again with another configuration's constants where the pruner keeps it for a
+    launch (the autotuner may launch it there), the other launches with their first kept; here only the second
+    launch of a split case keeps the wrong fast configuration."""
+    from grader.gpu.bench import _compile_verdict
+    path = BUGS / "strided_views" / "fast_config_pruned_in_for_one_launch.py"
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "strided_views", tmp_path / "compiled")
+    assert _compile_verdict(puzzle, source, outcome, payload, False) is None
+    assert source.variants == ({"FAST": True},)
+    again = [i for i in range(len(payload)) if outcome["variants"][i] == [True]]
+    assert again and all(len(payload[i]["launches"]) == 2 for i in again), "split cases only (N=32 the second)"
+    for i in again:
+        assert [outcome["compiled"][f"verify-{i}-{launch}-0"]["scalars"]["FAST"] for launch in (0, 1)] == [False, True]
+
+
+@pytest.mark.slow
 def test_a_heuristic_above_the_autotuner_leaves_the_configurations_blocks_as_they_are(course, tmp_path):
     """The parameter a @triton.heuristics adds is not one of a configuration's blocks: the configuration case at the
     unmasked configuration's blocks is kept off a ragged size on the GPU as on the CPU."""
@@ -144,21 +160,32 @@ def test_a_heuristic_above_the_autotuner_leaves_the_configurations_blocks_as_the
     ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0], [1]], {}, "not given for each benchmark size"),
     ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0, 1]], {0: "kept off"},
      "that the kernel's pruner cannot keep off"),
+    ("tests/alternatives/vector_add/pruned_unmasked_config.py", [[0, 1]], {}, "are malformed"),
+    ("unpruned", [[0, 1]], {}, "left out where the kernel has no pruner"),
 ])
-def test_what_the_compile_sandbox_says_it_pruned_is_checked(course, kernel, kept, pruned, message):
+def test_what_the_compile_sandbox_says_it_pruned_is_checked(course, tmp_path, kernel, kept, pruned, message):
     """The compile sandbox runs the submission's code: what it says its pruner kept is data, taken only where a
     pruner could have said it (a kernel without one keeps everything and verifies every case; one with a pruner
     leaves only configuration cases unverified, and times one configuration at least)."""
     from grader.gpu.bench import _compile_verdict
     from grader.pipeline.cases import make_case
     from grader.pipeline.protocol import case_payload
+    if kernel == "unpruned":  # MASKED False, then True: every case runs again with True
+        kernel = tmp_path / "vector_add.py"
+        kernel.write_text((ROOT / "tests" / "alternatives" / "vector_add" / "pruned_unmasked_config.py").read_text()
+                          .replace(', prune_configs_by={"early_config_prune": unmasked_only_for_whole_blocks}', ""))
     source = load_submission(ROOT / kernel, course, ["vector_add"])["vector_add"].source
     puzzle = source.with_configuration_cases(course.puzzle("vector_add"))
     assert puzzle.cases[8].name.endswith("(blocks BLOCK_SIZE=1024)"), "case 8 is a configuration case"
     payload = [case_payload(puzzle, make_case(puzzle, i)) for i in range(len(puzzle.cases))]
-    extra = {"MASKED": True} if source.prune is not None else {}
+    extra = {"MASKED": True} if source.variants else {}
     configs = [{"kwargs": {"BLOCK_SIZE": block, **extra}, "num_warps": 4} for block in (1024, 2048)]
-    outcome = {"configs": configs, "compiled": {}, "problems": {}, "kept": kept, "pruned": pruned}
+    again = {i: [True] * len(source.variants) for i in range(len(payload))}  # with the other configuration's MASKED
+    if message == "left out where the kernel has no pruner":
+        again[0] = [False] * len(source.variants)
+    if message == "are malformed":
+        again[0] = again[0] + [True]
+    outcome = {"configs": configs, "compiled": {}, "problems": {}, "kept": kept, "pruned": pruned, "variants": again}
     verdict = _compile_verdict(puzzle, source, outcome, payload, True)
     assert verdict["status"] == "error" and "malformed" in verdict["reason"] and message in verdict["reason"], verdict
 
@@ -457,6 +484,15 @@ def test_kernels_whose_pruner_guards_a_configuration_pass_on_the_gpu(course):
         assert puzzle["status"] == "pass", (name, puzzle)
         if name == "pruned_short_offsets_off_long_vectors":
             assert puzzle["timings"][0]["config"]["kwargs"] == {"BLOCK_SIZE": 1024}, puzzle
+
+
+@needs_gpu
+def test_a_wrong_configuration_the_pruner_keeps_for_one_launch_fails_on_the_gpu(course):
+    """Each case runs again with each configuration's constants where the pruner keeps it, as on the CPU: a split
+    case whose second launch may get the wrong fast configuration fails verification on the GPU too."""
+    path = BUGS / "strided_views" / "fast_config_pruned_in_for_one_launch.py"
+    (puzzle,) = bench_submission(course, path, ["strided_views"], timed=False)["puzzles"]
+    assert puzzle["status"] == "fail" and "FAST=True" in puzzle["reason"], puzzle
 
 
 @needs_gpu

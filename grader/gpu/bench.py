@@ -79,7 +79,8 @@ def _check_compiled(outcome, job):
                          if isinstance(key, str)},
             "problems": {key: _problem(problem) for key, problem in outcome["problems"].items()},
             # checked with the puzzle: _pruning, inspection._launch
-            "kept": outcome.get("kept"), "pruned": outcome.get("pruned"), "inspected": outcome.get("inspected")}
+            "kept": outcome.get("kept"), "pruned": outcome.get("pruned"), "variants": outcome.get("variants"),
+            "inspected": outcome.get("inspected")}
 
 
 def _problem(problem):
@@ -95,7 +96,8 @@ def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_
     the `verification` cases (their payloads) to compile."""
     return {"id": job_id or puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
             "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
-            "prune": pruning_request(source),
+            "prune": pruning_request(source), "tuned": dict(source.tuned),
+            "variants": [dict(variant) for variant in source.variants],
             "verification": [{"launches": [{"args": launch["args"]} for launch in case["launches"]],
                               "configuration": case.get("configuration", False)} for case in verification],
             "inspect": inspect, "timed": timed and puzzle.benchmark is not None}
@@ -171,7 +173,8 @@ def run_on_gpu(course, entries, settings=DEFAULT, timed=True, workers=1):
                 continue
             timing_jobs[key] = {"id": ids[key], "puzzle": puzzle.id, "cases": payloads[key], "timed": jobs[key]["timed"],
                                 "compiled": compiled_jobs[key]["compiled"], "configs": compiled_jobs[key]["valid"],
-                                "kept": compiled_jobs[key]["kept"], "pruned": compiled_jobs[key]["pruned"]}
+                                "kept": compiled_jobs[key]["kept"], "pruned": compiled_jobs[key]["pruned"],
+                                "variants": compiled_jobs[key]["variants"]}
         timing = Path(scratch) / "timing"
         timing.mkdir()
         out = timing / "results"
@@ -230,10 +233,11 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
         return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}
     outcome["valid"] = valid
     try:
-        outcome["kept"], outcome["pruned"] = _pruning(puzzle, source, outcome, payload, timed)
+        outcome["kept"], outcome["pruned"], outcome["variants"] = _pruning(puzzle, source, outcome, payload, timed)
     except MalformedResult as error:
         return {"status": "error", "reason": f"the compile sandbox's result is malformed: {error}"}
-    needed = [f"verify-{c}-{l}" for c, case in enumerate(payload) if c not in outcome["pruned"]
+    needed = [f"verify-{c}-{l}{suffix}" for c, case in enumerate(payload) if c not in outcome["pruned"]
+              for suffix in ["", *(f"-{v}" for v, ran in enumerate(outcome["variants"][c]) if ran)]
               for l in range(len(case["launches"]))]
     if timed:
         needed += [f"time-{s}-{c}" for s, kept in enumerate(outcome["kept"]) for c in kept]
@@ -250,15 +254,21 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
 
 
 def _pruning(puzzle, source, outcome, payload, timed):
-    """(for each benchmark size, the indices of the configurations timed there; the indices of the cases not
-    verified) as the compile sandbox ran the kernel's early_config_prune, checked: only a kernel with a pruner
-    keeps configurations off, never all of them at a size, and leaves only configuration cases unverified (as the
-    CPU check does), each of them said why."""
+    """(for each benchmark size, the indices of the configurations timed there; {index: why} of the cases not
+    verified; for each case, whether it runs again with each other value the configurations give the kernel's own
+    parameters) as the compile sandbox ran the kernel's early_config_prune, checked: only a kernel with a pruner
+    keeps configurations off, never all of them at a size, leaves only configuration cases unverified (as the
+    CPU check does), each of them said why, and leaves a case's run again out."""
     every = list(range(max(1, len(outcome["valid"]))))
     sizes = len(puzzle.benchmark.sizes) if timed else 0
-    kept, pruned = outcome.get("kept"), outcome.get("pruned")
+    kept, pruned, again = outcome.get("kept"), outcome.get("pruned"), outcome.get("variants")
     if not (isinstance(kept, list) and len(kept) == sizes and isinstance(pruned, dict)):
         raise MalformedResult("the configurations kept are not given for each benchmark size")
+    if not (isinstance(again, dict) and sorted(again) == list(range(len(payload))) and all(
+            isinstance(runs, list) and len(runs) == len(source.variants) and all(type(ran) is bool for ran in runs)
+            and (source.prune is not None or index in pruned or all(runs)) for index, runs in again.items())):
+        raise MalformedResult("the runs again with the other configurations' constants are malformed, or left out "
+                              "where the kernel has no pruner")
     for indices in kept:
         if not (isinstance(indices, list) and indices and all(type(i) is int and i in every for i in indices)
                 and len(set(indices)) == len(indices)):
@@ -269,7 +279,8 @@ def _pruning(puzzle, source, outcome, payload, timed):
         if source.prune is None or type(index) is not int or not 0 <= index < len(payload) \
                 or not payload[index].get("configuration") or not isinstance(why, str):
             raise MalformedResult("a case not verified that the kernel's pruner cannot keep off")
-    return kept, {index: why[:300] for index, why in pruned.items()}
+    return kept, {index: why[:300] for index, why in pruned.items()}, \
+        [[ran and index not in pruned for ran in again[index]] for index in range(len(payload))]
 
 
 def _device(device):
@@ -289,10 +300,17 @@ def _judge(puzzle, source, outcome, device, settings, timed=True, pruned=()):
         raise MalformedResult("not a timing outcome")
     cases = [make_case(puzzle, i) for i in range(len(puzzle.cases))]
     runs = check_runs(outcome["cases"], cases, ["sequential"] * len(cases), settings,
-                      pruning=[True if i in pruned else None for i in range(len(cases))])
+                      configurations=[source.tuned, *source.variants],
+                      pruning=[None if source.prune is None else i in pruned for i in range(len(cases))])
     failures = []
     for index, run in enumerate(runs):
-        failures += run_case(puzzle, index, source, run, 0, settings)[0]
+        diagnostics = run_case(puzzle, index, source, run, 0, settings)[0]
+        for constants, again in zip(source.variants, run["variants"]):  # with the other configurations' constants
+            if diagnostics:
+                break
+            if again is not None:
+                diagnostics = run_case(puzzle, index, source, again, 0, settings, constants)[0]
+        failures += diagnostics
     if failures:
         verb = "fails" if failures[0].kind == "kernel_error" else "is wrong"
         return {"status": "fail", "reason": f"{verb} on the GPU in case '{failures[0].case}': {failures[0].message}"}

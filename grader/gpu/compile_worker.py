@@ -34,7 +34,7 @@ def compile_puzzle(job, course, target, directory):
         configs = read_configs(job["configs"], modules.loaded[job["configs_module"]].__dict__,
                                [job["kernel"], puzzle.kernel], target)
     valid, problems = validate_configs(puzzle, configs, params)
-    result = {"configs": configs, "compiled": {}, "problems": {}, "kept": [], "pruned": {}}
+    result = {"configs": configs, "compiled": {}, "problems": {}, "kept": [], "pruned": {}, "variants": {}}
     # Which configurations each launch runs with, as Triton's autotuner asks the kernel's early_config_prune; one
     # whose configurations the grader would not take is not asked (the grader refuses them).
     pruner = kernel_pruner(job, modules.loaded, target)
@@ -90,17 +90,36 @@ def compile_puzzle(job, course, target, directory):
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
-    # Each launch of a case with the first configuration its pruner keeps for it (the first without a pruner); a
-    # configuration case whose blocks the pruner keeps off its sizes is not compiled: the autotuner never launches
-    # them there, and the CPU check does not run it either.
+    # Each launch of a case with the first configuration its pruner keeps for it (the first without a pruner), and
+    # again, as the CPU check runs it, with each other value the configurations give the kernel's own parameters
+    # (`variants`, the load stage's) where a configuration giving it is kept (the autotuner may launch any of
+    # them); a configuration case whose blocks the pruner keeps off its sizes is not compiled: the autotuner never
+    # launches them there, and the CPU check does not run it either.
+    every = list(range(len(valid))) or [0]
+
+    def giving(constants, indices):
+        return next((i for i in indices if {name: valid[i]["constants"].get(name) for name in constants} == constants),
+                    None)
     for case_index, case in enumerate(job["verification"]):
         kept, pruning = kept_configurations(pruner, case, params, own)
+        result["variants"][case_index] = [False] * len(job["variants"])
         if "pruned" in pruning:
             result["pruned"][case_index] = pruning["pruned"]
             continue
-        for launch_index, launch in enumerate(case["launches"]):
-            config, constants = configured_launch(kept[launch_index][0] if kept and kept[launch_index] else 0)
-            build(f"verify-{case_index}-{launch_index}", launch["args"], config, views=True, constants=constants)
+        launched = [launch_kept or every for launch_kept in kept] if kept else [every] * len(case["launches"])
+        first = [indices[0] for indices in launched]
+        runs = [("", first)]
+        for variant_index, constants in enumerate(job["variants"]):
+            again = [giving(constants, indices) if giving(constants, indices) is not None else index
+                     for indices, index in zip(launched, first)]
+            if again != first:
+                runs.append((f"-{variant_index}", again))
+                result["variants"][case_index][variant_index] = True
+        for suffix, indices in runs:
+            for launch_index, (launch, index) in enumerate(zip(case["launches"], indices)):
+                config, constants = configured_launch(index)
+                build(f"verify-{case_index}-{launch_index}{suffix}", launch["args"], config, views=True,
+                      constants=constants)
     if not job["timed"]:
         return result
     for size_index, sizes in enumerate(puzzle.benchmark.sizes):

@@ -83,12 +83,10 @@ class Kernels:
         return lambda *args: kernel[grid](*compiled.launch_args(variant, args))
 
 
-def verify(kernels, case_index, case, pruned=None):
-    """Run one CPU case on the GPU; return the parents' memory afterwards (the grader compares it). `pruned`: why
-    the case is not run (the kernel's early_config_prune keeps it off: it has no binary)."""
+def verify(kernels, case, key):
+    """Run one CPU case on the GPU, each launch with the binary key(launch index); return the parents' memory
+    afterwards (the grader compares it)."""
     parents = {name: tensor["parent"].clone() for name, tensor in case["buffers"].items()}
-    if pruned is not None:
-        return {**_run(parents, None), "pruned": pruned}
     by_storage = {case["buffers"][n]["parent"].untyped_storage().data_ptr(): n for n in parents}
     transfer = StorageTransfer(list(parents.values()), "cuda")
     moved = dict(zip(parents, transfer.moved))
@@ -98,7 +96,7 @@ def verify(kernels, case_index, case, pruned=None):
                 if isinstance(a, torch.Tensor) else a for a in plan["args"]]
         grid = tuple(plan["grid"])
         try:
-            kernels.launcher(f"verify-{case_index}-{launch_index}", grid)(*args)
+            kernels.launcher(key(launch_index), grid)(*args)
             torch.cuda.synchronize()
         except Exception as exc:  # a launch failure (too many resources, an illegal address)
             error = {"kind": "kernel_error", "message": f"{type(exc).__name__}: {exc}", "program": [0],
@@ -120,7 +118,17 @@ def bench_puzzle(job, course, device, directory):
     puzzle = course.puzzle(job["puzzle"])
     benchmark = puzzle.benchmark
     kernels = Kernels(job["compiled"], directory)
-    runs = [verify(kernels, index, case, job["pruned"].get(index)) for index, case in enumerate(job["cases"])]
+    runs = []
+    for index, case in enumerate(job["cases"]):
+        if index in job["pruned"]:  # the kernel's early_config_prune keeps it off: it has no binary
+            parents = {name: tensor["parent"].clone() for name, tensor in case["buffers"].items()}
+            run = {**_run(parents, None), "pruned": job["pruned"][index]}
+        else:
+            run = verify(kernels, case, lambda launch: f"verify-{index}-{launch}")
+        if run["error"] is None:  # again with each other configuration's constants the compile sandbox built
+            run["variants"] = [verify(kernels, case, lambda launch, v=variant: f"verify-{index}-{launch}-{v}")
+                               if ran else None for variant, ran in enumerate(job["variants"][index])]
+        runs.append(run)
     if not job["timed"] or any(run["error"] for run in runs):  # the verdict is the failed case's
         return {"cases": runs, "timings": []}
     dtype = DTYPES[benchmark.dtype]
