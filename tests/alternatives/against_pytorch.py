@@ -177,13 +177,19 @@ def check_case(kernel, puzzle, case, seed, tuned=None):
 
 
 def check_file(path):
-    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.autotuner import Autotuner, Heuristics
     puzzle = PUZZLES[path.parent.name]
-    kernel = load_kernel(path, puzzle["kernel"])
     tuners = []
-    while isinstance(kernel, Autotuner):  # the case chooses the blocks, as a launch without autotuning does
-        tuners.append(kernel)
-        kernel = kernel.fn
+
+    def without_autotuning(kernel):
+        """The case chooses the blocks, as a launch without autotuning does; heuristics stay, above or below."""
+        if isinstance(kernel, Autotuner):
+            tuners.append(kernel)
+            return without_autotuning(kernel.fn)
+        if isinstance(kernel, Heuristics):
+            kernel.fn = without_autotuning(kernel.fn)
+        return kernel
+    kernel = without_autotuning(load_kernel(path, puzzle["kernel"]))
 
     def tuned(args):
         """A parameter of the kernel's own only its configurations give takes the first configuration's value, of
