@@ -139,15 +139,37 @@ def test_the_gpu_stage_runs_a_case_again_with_each_configuration_its_pruner_keep
 
 
 @pytest.mark.slow
+def test_each_case_runs_first_with_the_first_configurations_constants_the_pruner_keeps(course, tmp_path):
+    """The order a pruner returns the configurations in is not the order the cases take them in: first the first
+    configuration's constants it keeps (here the unmasked one, wrong on ragged sizes), then each other's, as on the
+    CPU."""
+    path = tmp_path / "vector_add.py"
+    path.write_text((ROOT / "tests" / "alternatives" / "vector_add" / "pruned_unmasked_config.py").read_text()
+                    .replace("    return [config for config in configs if config.kwargs[\"MASKED\"] or whole]",
+                             "    return list(reversed(configs))"))
+    assert "reversed" in path.read_text()
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
+    for i in range(len(payload)):
+        assert outcome["compiled"][f"verify-{i}-0"]["scalars"]["MASKED"] is False
+        assert outcome["variants"][i] == [True] and outcome["compiled"][f"verify-{i}-0-0"]["scalars"]["MASKED"] is True
+
+
+@pytest.mark.slow
 def test_a_heuristic_above_the_autotuner_leaves_the_configurations_blocks_as_they_are(course, tmp_path):
     """The parameter a @triton.heuristics adds is not one of a configuration's blocks: the configuration case at the
-    unmasked configuration's blocks is kept off a ragged size on the GPU as on the CPU."""
+    unmasked configuration's blocks is kept off a ragged size on the GPU as on the CPU, and the first
+    configuration's constants (the kernel's defaults, as such a heuristic sees them) only where the pruner keeps
+    it."""
     from grader.gpu.bench import _compile_verdict
     path = ROOT / "tests" / "alternatives" / "vector_add" / "pruned_with_a_heuristic_above_the_autotuner.py"
     puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
     assert _compile_verdict(puzzle, source, outcome, payload, True) is None
     (kept_off,) = outcome["pruned"]
     assert puzzle.cases[kept_off].symbols["BLOCK_SIZE"] == 128
+    assert source.tuned == {} and source.variants == ({"MASKED": True},)
+    for i, spec in enumerate(puzzle.cases):
+        if i != kept_off and spec.symbols["N"] % spec.symbols["BLOCK_SIZE"]:
+            assert outcome["compiled"][f"verify-{i}-0"]["scalars"]["MASKED"] is True, spec.name
 
 
 @pytest.mark.parametrize("kernel, kept, pruned, message", [
@@ -185,6 +207,7 @@ def test_what_the_compile_sandbox_says_it_pruned_is_checked(course, tmp_path, ke
         again[0] = [False] * len(source.variants)
     if message == "are malformed":
         again[0] = again[0] + [True]
+        again["0"] = again[0]
     outcome = {"configs": configs, "compiled": {}, "problems": {}, "kept": kept, "pruned": pruned, "variants": again}
     verdict = _compile_verdict(puzzle, source, outcome, payload, True)
     assert verdict["status"] == "error" and "malformed" in verdict["reason"] and message in verdict["reason"], verdict

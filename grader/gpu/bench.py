@@ -264,7 +264,8 @@ def _pruning(puzzle, source, outcome, payload, timed):
     kept, pruned, again = outcome.get("kept"), outcome.get("pruned"), outcome.get("variants")
     if not (isinstance(kept, list) and len(kept) == sizes and isinstance(pruned, dict)):
         raise MalformedResult("the configurations kept are not given for each benchmark size")
-    if not (isinstance(again, dict) and sorted(again) == list(range(len(payload))) and all(
+    if not (isinstance(again, dict) and all(type(index) is int for index in again)
+            and sorted(again) == list(range(len(payload))) and all(
             isinstance(runs, list) and len(runs) == len(source.variants) and all(type(ran) is bool for ran in runs)
             and (source.prune is not None or index in pruned or all(runs)) for index, runs in again.items())):
         raise MalformedResult("the runs again with the other configurations' constants are malformed, or left out "

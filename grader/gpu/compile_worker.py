@@ -41,6 +41,7 @@ def compile_puzzle(job, course, target, directory):
     if pruner is not None and (problems or pruner[0] is not None and len(pruner[0]) != len(valid)):
         pruner = None
     own = params[len(puzzle.args):]
+    every = list(range(len(valid))) or [0]
 
     def build(key, args, config, views=False, constants=None):
         """Compile one launch; `views`: its pointers are the cases' views, aligned as their storage offsets say;
@@ -60,7 +61,6 @@ def compile_puzzle(job, course, target, directory):
     def timed_at(sizes):
         """The indices of the configurations the autotuner times at the benchmark's `sizes`: those the pruner keeps
         there (all where it raises, as on the CPU)."""
-        every = list(range(len(valid))) or [0]
         if pruner is None or pruner[0] is None:
             return every
         launch = puzzle.benchmark.launch_config(valid[0], dict(sizes))
@@ -90,15 +90,20 @@ def compile_puzzle(job, course, target, directory):
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
-    # Each launch of a case with the first configuration its pruner keeps for it (the first without a pruner), and
-    # again, as the CPU check runs it, with each other value the configurations give the kernel's own parameters
-    # (`variants`, the load stage's) where a configuration giving it is kept (the autotuner may launch any of
-    # them); a configuration case whose blocks the pruner keeps off its sizes is not compiled: the autotuner never
-    # launches them there, and the CPU check does not run it either.
-    every = list(range(len(valid))) or [0]
+    # Each launch of a case as the CPU check runs it: with the first of the values the configurations give the
+    # kernel's own parameters (the load stage's `tuned`, then its `variants`) that a configuration the pruner keeps
+    # for the launch gives, and again with each other value where a configuration giving it is kept (the
+    # autotuner may launch any of them); a configuration case whose blocks the pruner keeps off its sizes is not
+    # compiled: the autotuner never launches them there, and the CPU check does not run it either.
+    constant_sets = [job["tuned"], *job["variants"]]
+    names = list(dict.fromkeys(name for constants in constant_sets for name in constants))
+    # `tuned` is {} where a @triton.heuristics above the autotuner sees the first configuration's values as defaults
+    firsts = {name: valid[0]["constants"].get(name) for name in names} if valid else {}
 
     def giving(constants, indices):
-        return next((i for i in indices if {name: valid[i]["constants"].get(name) for name in constants} == constants),
+        """The first of the configurations `indices` that gives these constants, or None."""
+        wanted = {**firsts, **constants}
+        return next((i for i in indices if valid and {name: valid[i]["constants"].get(name) for name in wanted} == wanted),
                     None)
     for case_index, case in enumerate(job["verification"]):
         kept, pruning = kept_configurations(pruner, case, params, own)
@@ -107,11 +112,12 @@ def compile_puzzle(job, course, target, directory):
             result["pruned"][case_index] = pruning["pruned"]
             continue
         launched = [launch_kept or every for launch_kept in kept] if kept else [every] * len(case["launches"])
-        first = [indices[0] for indices in launched]
+        first = [next((i for i in (giving(constants, indices) for constants in constant_sets) if i is not None),
+                      indices[0]) for indices in launched]
         runs = [("", first)]
         for variant_index, constants in enumerate(job["variants"]):
-            again = [giving(constants, indices) if giving(constants, indices) is not None else index
-                     for indices, index in zip(launched, first)]
+            again = [index if given is None else given
+                     for given, index in zip((giving(constants, indices) for indices in launched), first)]
             if again != first:
                 runs.append((f"-{variant_index}", again))
                 result["variants"][case_index][variant_index] = True

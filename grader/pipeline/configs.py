@@ -131,11 +131,15 @@ def kept_by_the_pruner(pruner, case, params, own, constants):
     kept, pruning = kept_configurations(pruner, case, params, own)
     if kept is None:
         return [constants] * len(case["launches"]), pruning
-    configs, names = pruner[0], list(constants[0]) if constants else []
+    configs = pruner[0]
+    names = list(dict.fromkeys(name for given in constants for name in given))
+    # The first of `constants` is {} where a @triton.heuristics above the autotuner sees the first configuration's
+    # values as the kernel's defaults.
+    firsts = {name: configs[0].kwargs.get(name) for name in names}
     by_launch = []
     for indices in kept:
         kept_constants = [{name: configs[i].kwargs.get(name) for name in names} for i in indices]
-        by_launch.append([c for c in constants if c in kept_constants] or constants)
+        by_launch.append([given for given in constants if {**firsts, **given} in kept_constants] or constants)
     return by_launch, pruning
 
 

@@ -177,6 +177,7 @@ def check_case(kernel, puzzle, case, seed, tuned=None):
 
 
 def check_file(path):
+    import triton
     from triton.runtime.autotuner import Autotuner, Heuristics
     puzzle = PUZZLES[path.parent.name]
     tuners = []
@@ -198,10 +199,13 @@ def check_file(path):
         for tuner in tuners:
             passed = tuner.arg_names[:len(puzzle["launch"]["args"])]  # the puzzle's, by position
             configured = {k for config in tuner.configs for k in config.kwargs}
-            configs = tuner.configs
+            given = dict(zip(tuner.arg_names, args))
+            # Each configuration at the case's blocks, which the case chooses
+            configs = [triton.Config({**config.kwargs, **{k: given[k] for k in config.kwargs if k in passed}},
+                                     num_warps=config.num_warps, num_stages=config.num_stages)
+                       for config in tuner.configs]
             if tuner.early_config_prune:
-                configs = tuner.early_config_prune(configs, {k: v for k, v in zip(tuner.arg_names, args)
-                                                             if k not in configured})
+                configs = tuner.early_config_prune(configs, {k: v for k, v in given.items() if k not in configured})
             constants.update({k: v for k, v in configs[0].kwargs.items() if k not in passed})
         return constants
     checked = 0

@@ -1,7 +1,8 @@
 """Masked and unmasked tuning configurations with blocks of their own, an early_config_prune that keeps the unmasked
 one only where its own block divides the size, and a @triton.heuristics above the autotuner that adds a parameter
 of its own: the configurations' blocks are told from the kernel's own parameters by position, whatever the
-heuristic adds."""
+heuristic adds, and the first configuration's MASKED (the kernel's default, as a heuristic above the autotuner sees
+it) is kept off ragged sizes like the others."""
 import triton
 import triton.language as tl
 
@@ -12,8 +13,8 @@ def unmasked_on_whole_blocks(configs, named_args, **kwargs):
 
 
 @triton.heuristics({"EVEN": lambda args: args["n_elements"] % 2 == 0})
-@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
-                          triton.Config({"BLOCK_SIZE": 128, "MASKED": False}, num_warps=4)],
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 128, "MASKED": False}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4)],
                  key=["n_elements"], prune_configs_by={"early_config_prune": unmasked_on_whole_blocks})
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr,
