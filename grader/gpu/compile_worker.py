@@ -21,7 +21,8 @@ from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, descr
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.worker import KernelModules, restrict_the_compilers_builtins
 from . import compiled
-from ..pipeline.configs import kept_configurations, kept_indices, kernel_pruner, read_configs, validate_configs
+from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, read_configs,
+                                validate_configs)
 
 
 def compile_puzzle(job, course, target, directory):
@@ -90,39 +91,26 @@ def compile_puzzle(job, course, target, directory):
         if "inspect" in result["compiled"]:
             result["ptxas"] = ptxas_report(result["compiled"]["inspect"]["asm"]["ptx"], target, directory)
         return result
-    # Each launch of a case as the CPU check runs it: with the first of the values the configurations give the
-    # kernel's own parameters (the load stage's `tuned`, then its `variants`) that a configuration the pruner keeps
-    # for the launch gives, and again with each other value where a configuration giving it is kept (the
-    # autotuner may launch any of them); a configuration case whose blocks the pruner keeps off its sizes is not
-    # compiled: the autotuner never launches them there, and the CPU check does not run it either.
+    # Each launch of a case as the CPU check runs it (configs.case_runs), with the first configuration the pruner
+    # keeps for it that gives those constants; a configuration case whose blocks the pruner keeps off its sizes is
+    # not compiled: the autotuner never launches them there, and the CPU check does not run it either.
+    given = [config["constants"] for config in valid]
     constant_sets = [job["tuned"], *job["variants"]]
-    names = list(dict.fromkeys(name for constants in constant_sets for name in constants))
-    # `tuned` is {} where a @triton.heuristics above the autotuner sees the first configuration's values as defaults
-    firsts = {name: valid[0]["constants"].get(name) for name in names} if valid else {}
-
-    def giving(constants, indices):
-        """The first of the configurations `indices` that gives these constants, or None."""
-        wanted = {**firsts, **constants}
-        return next((i for i in indices if valid and {name: valid[i]["constants"].get(name) for name in wanted} == wanted),
-                    None)
+    firsts = {name: given[0].get(name) for values in constant_sets for name in values} if given else {}
     for case_index, case in enumerate(job["verification"]):
         kept, pruning = kept_configurations(pruner, case, params, own)
         result["variants"][case_index] = [False] * len(job["variants"])
         if "pruned" in pruning:
             result["pruned"][case_index] = pruning["pruned"]
             continue
-        launched = [launch_kept or every for launch_kept in kept] if kept else [every] * len(case["launches"])
-        first = [next((i for i in (giving(constants, indices) for constants in constant_sets) if i is not None),
-                      indices[0]) for indices in launched]
-        runs = [("", first)]
-        for variant_index, constants in enumerate(job["variants"]):
-            again = [index if given is None else given
-                     for given, index in zip((giving(constants, indices) for indices in launched), first)]
-            if again != first:
-                runs.append((f"-{variant_index}", again))
-                result["variants"][case_index][variant_index] = True
-        for suffix, indices in runs:
-            for launch_index, (launch, index) in enumerate(zip(case["launches"], indices)):
+        first, with_others = case_runs(kept, constant_sets, given, len(case["launches"]))
+        runs = [("", first)] + [(f"-{v}", launches) for v, launches in enumerate(with_others) if launches is not None]
+        result["variants"][case_index] = [launches is not None for launches in with_others]
+        for suffix, launches in runs:
+            for launch_index, (launch, values) in enumerate(zip(case["launches"], launches)):
+                wanted, indices = {**firsts, **values}, (kept[launch_index] if kept else None) or every
+                index = next((i for i in indices if given and {name: given[i].get(name) for name in wanted} == wanted),
+                             indices[0])
                 config, constants = configured_launch(index)
                 build(f"verify-{case_index}-{launch_index}{suffix}", launch["args"], config, views=True,
                       constants=constants)

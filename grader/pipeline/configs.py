@@ -124,23 +124,25 @@ def kept_configurations(pruner, case, params, own):
     return kept_by_launch, {}
 
 
-def kept_by_the_pruner(pruner, case, params, own, constants):
-    """([for each launch of the case, the sets of the kernel's own constants, of `constants` (the tuning
-    configurations' values of them, the first's first), that the configurations its early_config_prune keeps for
-    that launch give (kept_configurations)], what kept_configurations says of the case besides)."""
-    kept, pruning = kept_configurations(pruner, case, params, own)
-    if kept is None:
-        return [constants] * len(case["launches"]), pruning
-    configs = pruner[0]
-    names = list(dict.fromkeys(name for given in constants for name in given))
+def case_runs(kept, constants, given, launches):
+    """(for each of a case's `launches`, the kernel's own constants it runs with first; for each other of
+    `constants`, those each launch runs with again, or None where that is the first run), as the autotuner may
+    launch any configuration the kernel's early_config_prune keeps for a launch: first with the first of
+    `constants` a kept configuration gives, and again with each other where one gives it (the first elsewhere).
+    `kept`: kept_configurations' indices, or None (every configuration); `constants`: the values the tuning
+    configurations give the kernel's own parameters, the first configuration's first (the load stage's tuned, then
+    its variants); `given`: each configuration's own constants, in order."""
+    names = list(dict.fromkeys(name for values in constants for name in values))
     # The first of `constants` is {} where a @triton.heuristics above the autotuner sees the first configuration's
     # values as the kernel's defaults.
-    firsts = {name: configs[0].kwargs.get(name) for name in names}
-    by_launch = []
-    for indices in kept:
-        kept_constants = [{name: configs[i].kwargs.get(name) for name in names} for i in indices]
-        by_launch.append([given for given in constants if {**firsts, **given} in kept_constants] or constants)
-    return by_launch, pruning
+    firsts = {name: given[0].get(name) for name in names} if given else {}
+    kept_constants = [[values for values in constants if any(
+        {name: given[i].get(name) for name in names} == {**firsts, **values} for i in indices)] or constants
+        for indices in kept] if kept is not None else [constants] * launches
+    first = [next(values for values in constants if values in launch_kept) for launch_kept in kept_constants]
+    again = [[values if values in launch_kept else launch_first for launch_kept, launch_first in
+              zip(kept_constants, first)] for values in constants[1:]]
+    return first, [None if launches == first else launches for launches in again]
 
 
 def kept_indices(pruner, params, args):

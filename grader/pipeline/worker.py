@@ -22,7 +22,7 @@ import torch
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
-from .configs import kept_by_the_pruner, kept_indices, kernel_pruner, read_configs
+from .configs import case_runs, kept_configurations, kept_indices, kernel_pruner, read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
@@ -145,13 +145,12 @@ def run_puzzle(job, directory, course=None):
         fn = python_function(kernel)
         params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
         pruner = kernel_pruner(job, modules.loaded, max(job["targets"]))
+        given = [config.kwargs for config in pruner[0]] if pruner is not None and pruner[0] is not None else []
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                kept, pruning = kept_by_the_pruner(pruner, case, params, params[len(job["puzzle_params"]):],
-                                                   [tuned, *variants])
-                main = [next(constants for constants in [tuned, *variants] if constants in launch_kept)
-                        for launch_kept in kept]  # each launch's first kept
+                kept, pruning = kept_configurations(pruner, case, params, params[len(job["puzzle_params"]):])
+                main, with_others = case_runs(kept, [tuned, *variants], given, len(case["launches"]))
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
                            launched=pruning.get("pruned") is None)
                 run.update(pruning)
@@ -173,14 +172,11 @@ def run_puzzle(job, directory, course=None):
                     run["zero_filled"] = {name: zero["parents"][name] for name in case["written"]}
                     run["zero_fill_failed"] = zero["error"] is not None
                 if run["error"] is None:  # right with the first tuning configuration's constants: with the others'?
-                    # Each where the kernel's early_config_prune keeps it for the launch, the launch's first elsewhere;
                     # None where that is the case's own run (kept off every launch), or the case is not run.
-                    again = [[variant if variant in launch_kept else first for launch_kept, first in zip(kept, main)]
-                             for variant in variants]
                     run["variants"] = [_run(kernel, case, case["order"], job["puzzle_params"], modules,
                                             constants=constants)
-                                       if "pruned" not in run and constants != main else None
-                                       for constants in again]
+                                       if "pruned" not in run and constants is not None else None
+                                       for constants in with_others]
                     for again in filter(None, run["variants"]):
                         again.pop("nan_may_have_hidden")
                 runs.append(run)
