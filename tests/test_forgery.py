@@ -18,7 +18,7 @@ from grader.pipeline.grade import grade_sources
 from grader.pipeline.load import MAIN, KernelSource
 from grader.settings import Settings
 
-from conftest import grade_files
+from conftest import ROOT, grade_files
 
 SETTINGS = Settings(puzzle_timeout_s=30)
 DO_NOTHING = '''
@@ -258,10 +258,10 @@ def test_the_workers_getattr_reads_public_names_only(tmp_path):
     hasattr, whatever computed the name (here a module handed straight to the worker)."""
     import pytest
 
-    from grader.pipeline.worker import KernelModules
+    from grader.pipeline.worker import KernelModules, ModuleRaised
     for call in ("getattr((), '__cla' + 'ss__')", "hasattr((), '_' * 2 + 'class__')", "getattr((), 1)"):
         modules = KernelModules({MAIN: f"X = {call}\n"}, tmp_path, "backstop")
-        with pytest.raises(AttributeError, match="public attributes only"):
+        with pytest.raises(ModuleRaised, match="AttributeError: .* public attributes only"):
             modules.load()
     assert KernelModules({MAIN: "X = getattr((), 'count')\n"}, tmp_path, "public").load().X is not None
 
@@ -353,3 +353,35 @@ def test_a_worker_cannot_say_a_kernels_pruner_left_a_course_case_unrun(course, t
         missing = dict(outcome, cases=[dict(run, variants=[None]) for run in outcome["cases"]])
         with pytest.raises(protocol.MalformedResult):
             protocol.check_outcome(missing, request, cases, DEFAULT)
+
+
+@pytest.mark.parametrize("raised, malformed", [
+    ({"message": "ZeroDivisionError: division by zero", "module": MAIN, "line": 3}, None),
+    ({"message": "x", "module": "elsewhere", "line": 3}, "unknown"),
+    ({"message": "x", "module": MAIN, "line": True}, "not a number"),
+    ("ZeroDivisionError", "not a mapping"),
+])
+def test_what_a_worker_says_the_module_raised_is_checked(course, raised, malformed):
+    """A module that raised when the worker ran it grades nothing (the puzzle is an error naming the line): what the
+    worker says of it is data, refused where it names what the job does not have."""
+    from grader.pipeline import protocol
+    from grader.pipeline.cases import make_case
+    from grader.pipeline.grade import _puzzle_result
+    from grader.pipeline.load import load_submission
+    from grader.settings import DEFAULT
+
+    source = load_submission(ROOT / "solutions" / "vector_add.py", course, ["vector_add"])["vector_add"].source
+    puzzle = course.puzzle("vector_add")
+    cases = [make_case(puzzle, i, 0) for i in range(len(puzzle.cases))]
+    request = protocol.job("j", puzzle, source, cases, DEFAULT)
+    outcome = {"compile": [], "cases": [], "module_raised": raised}
+    if malformed:
+        with pytest.raises(protocol.MalformedResult, match=malformed):
+            protocol.check_outcome(outcome, request, cases, DEFAULT)
+        return
+    result = _puzzle_result(puzzle, source, protocol.check_outcome(outcome, request, cases, DEFAULT), 0, DEFAULT)
+    assert result.status == "error" and result.points == 0
+    (diagnostic,) = result.diagnostics
+    # the rebuilt module's line 3, told as the line of the student's file it came from
+    assert diagnostic.kind == "load_error" and "at vector_add.py line 10: @triton.jit\n" in diagnostic.message
+    assert diagnostic.message.endswith("ZeroDivisionError: division by zero")

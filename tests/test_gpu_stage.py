@@ -172,6 +172,23 @@ def test_a_heuristic_above_the_autotuner_leaves_the_configurations_blocks_as_the
             assert outcome["compiled"][f"verify-{i}-0"]["scalars"]["MASKED"] is True, spec.name
 
 
+@pytest.mark.slow
+def test_a_configuration_that_leaves_a_constant_out_is_compiled_with_the_kernels_default(course, tmp_path):
+    """A configuration without MASKED launches the kernel with its default (on): where the pruner keeps only that one
+    (a ragged size) the case's launch is compiled with MASKED=True, and the cases run again with it only where the
+    unmasked configuration is kept too, as on the CPU."""
+    from grader.gpu.bench import _compile_verdict
+    path = ROOT / "tests" / "alternatives" / "vector_add" / "pruned_unmasked_config_beside_the_default.py"
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    assert source.tuned == {"MASKED": False} and source.variants == ({"MASKED": True},)
+    for i, spec in enumerate(puzzle.cases):
+        if spec.symbols["N"] % 4096:
+            assert outcome["compiled"][f"verify-{i}-0"]["scalars"]["MASKED"] is True, spec.name
+            assert outcome["variants"][i] == [False], spec.name
+    assert outcome["kept"] == [[0, 1]] and outcome["compiled"]["time-0-1"]["scalars"]["MASKED"] is True
+
+
 @pytest.mark.parametrize("kernel, kept, pruned, message", [
     ("solutions/vector_add.py", [[0]], {}, "configurations kept off where the kernel has no pruner"),
     ("solutions/vector_add.py", [[0, 1]], {8: "kept off"}, "that the kernel's pruner cannot keep off"),

@@ -29,6 +29,34 @@ def notebook_with(*cells):
 
 TOP = "import os, sys, signal\nimport torch\n"
 NO_MASK = SOLUTION.replace(", mask=mask)", ")")
+# An unmasked configuration a pruner keeps off the check's launches by counting them: the grader's launches are the
+# first few, a GPU's later ones would get it. `{state}` holds the count, `{count}` adds one, `{calls}` reads it.
+COUNTING_PRUNER = """import triton
+import triton.language as tl
+
+{state}
+
+
+def early_config_prune(configs, named_args, **kwargs):
+    {count}
+    return [config for config in configs if config.kwargs["MASKED"] or {calls} > 1000]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024, "MASKED": False}, num_warps=4)],
+                 key=["n_elements"], prune_configs_by={"early_config_prune": early_config_prune})
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements if MASKED else None
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+"""
+
+
+def counting(state, count, calls):
+    return COUNTING_PRUNER.replace("{state}", state).replace("{count}", count).replace("{calls}", calls)
+
+
 # name: (file suffix, content, expected status, expected diagnostic kind or None)
 HOSTILE = {
     "corrupt notebook": (".ipynb", '{"cells": [ this is not json', "error", "load_error"),
@@ -86,6 +114,29 @@ HOSTILE = {
         "    spin = 0\n    if pid == 0:\n        for i in range(300000):\n            spin = spin + 1\n"
         "    tl.store(out_ptr")).replace("x + y, mask=mask)", "x + y + (spin - spin), mask=mask)"),
         "error", "timeout"),
+    # State kept from one launch to the next in host code: a pruner the grader does not run (every configuration
+    # runs on every case), or a module the grader does not grade.
+    "counts launches in a list's element": (".py", counting("CALLS = [0]", "CALLS[0] += 1", "CALLS[0]"),
+                                            "fail", "out_of_bounds"),
+    "counts launches by appending to a module's list": (".py", counting("CALLS = []", "CALLS.append(1)",
+                                                                        "len(CALLS)"), "fail", "out_of_bounds"),
+    "counts launches in an alias of a module's list": (".py", counting(
+        "CALLS = []", "calls = CALLS\n    calls.append(1)", "len(CALLS)"), "fail", "out_of_bounds"),
+    "counts launches in an attribute of the pruner": (".py", counting(
+        "", "early_config_prune.calls = getattr(early_config_prune, 'calls', 0) + 1", "early_config_prune.calls"),
+        "fail", "out_of_bounds"),
+    "counts launches in a mutable default": (".py", counting("", "calls = []", "len(calls)").replace(
+        "named_args, **kwargs):\n    calls = []", "named_args, calls=[], **kwargs):\n    calls.append(1)"),
+        "fail", "out_of_bounds"),
+    "counts launches with a module's iterator": (".py", counting("CALLS = iter(range(10 ** 9))", "n = next(CALLS)",
+                                                                 "n"), "error", "load_error"),
+    "counts launches with a generator a function made": (".py", counting(
+        "def counter():\n    return (n for n in range(10 ** 9))\n\n\nCALLS = counter()", "n = next(CALLS)", "n"),
+        "error", "load_error"),
+    "counts launches with an iterator in a tuple": (".py", counting(
+        "CALLS = (map(int, range(10 ** 9)),)", "n = next(CALLS[0])", "n"), "error", "load_error"),
+    "raises when its module runs": (".py", counting("def broken():\n    return 1 // 0\n\n\nCALLS = broken()",
+                                                    "n = CALLS", "n"), "error", "load_error"),
     "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,
                             "fail", "out_of_bounds"),
     "monkeypatches the grader": (".py", "import grader.pipeline.compare\ngrader.compare.compare = lambda *a, **k: []\n"

@@ -1,4 +1,5 @@
 """Submissions load from .py files, notebooks and directories; each problem gets its own verdict."""
+import ast
 import os
 
 import pytest
@@ -731,6 +732,33 @@ def test_configurations_a_comprehension_computes_are_read_without_running_it(tmp
     source = load_submission(path, course, ["vector_add"])["vector_add"].source
     assert sorted({dict(given)["BLOCK_SIZE"] for given in source.configured_blocks}) == blocks
     assert [source.tuned["UNROLL"]] + [variant["UNROLL"] for variant in source.variants] == unrolls
+
+
+@pytest.mark.parametrize("default, configs, unrolls, written", [
+    # a configuration that leaves UNROLL out launches the kernel with its default: that value runs the cases too
+    ("1", "[triton.Config({'BLOCK_SIZE': 128}), triton.Config({'BLOCK_SIZE': 256, 'UNROLL': 2})]", [1, 2], {}),
+    ("1", "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': 4}), triton.Config({'BLOCK_SIZE': 256})]", [4, 1], {}),
+    ("2", "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': 2}), triton.Config({'BLOCK_SIZE': 256})]", [2], {}),
+    # every configuration gives it: the first one's value is the rebuilt kernel's default
+    ("1", "[triton.Config({'BLOCK_SIZE': 128, 'UNROLL': 4}), triton.Config({'BLOCK_SIZE': 256, 'UNROLL': 8})]",
+     [4, 8], {"UNROLL": 4}),
+    # no configuration gives it: the default alone, not a tuned constant
+    ("1", "[triton.Config({'BLOCK_SIZE': 128}), triton.Config({'BLOCK_SIZE': 256})]", [], {}),
+    # a default of another type than the configurations give (the grader does not say which Triton launches)
+    ("None", "[triton.Config({'BLOCK_SIZE': 128}), triton.Config({'BLOCK_SIZE': 256, 'UNROLL': 2})]", [], {}),
+])
+def test_a_constant_some_configurations_leave_at_its_default_runs_with_the_default_too(tmp_path, course, default,
+                                                                                      configs, unrolls, written):
+    path = tmp_path / "tuned.py"
+    path.write_text(TUNED_ADD.replace("{configs}", configs).replace("UNROLL: tl.constexpr",
+                                                                    f"UNROLL: tl.constexpr = {default}"))
+    loaded = load_submission(path, course, ["vector_add"])["vector_add"]
+    assert loaded.status == "found", loaded.diagnostics
+    source = loaded.source
+    assert ([source.tuned["UNROLL"]] if source.tuned else []) + [v["UNROLL"] for v in source.variants] == unrolls
+    rebuilt = ast.parse(source.modules[MAIN])
+    kernel = next(node for node in rebuilt.body if isinstance(node, ast.FunctionDef) and node.name == "add_kernel")
+    assert ast.literal_eval(kernel.args.defaults[-1]) == written.get("UNROLL", ast.literal_eval(default))
 
 
 @pytest.mark.parametrize("configs", [

@@ -21,8 +21,8 @@ from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, descr
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.worker import KernelModules, restrict_the_compilers_builtins
 from . import compiled
-from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, read_configs,
-                                validate_configs)
+from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants,
+                                read_configs, validate_configs)
 
 
 def compile_puzzle(job, course, target, directory):
@@ -94,7 +94,7 @@ def compile_puzzle(job, course, target, directory):
     # Each launch of a case as the CPU check runs it (configs.case_runs), with the first configuration the pruner
     # keeps for it that gives those constants; a configuration case whose blocks the pruner keeps off its sizes is
     # not compiled: the autotuner never launches them there, and the CPU check does not run it either.
-    given = [config["constants"] for config in valid]
+    given = launched_constants(kernel, [config["constants"] for config in valid])
     constant_sets = [job["tuned"], *job["variants"]]
     firsts = {name: given[0].get(name) for values in constant_sets for name in values} if given else {}
     for case_index, case in enumerate(job["verification"]):

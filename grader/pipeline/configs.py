@@ -145,6 +145,17 @@ def case_runs(kept, constants, given, launches):
     return first, [None if launches == first else launches for launches in again]
 
 
+def launched_constants(kernel, configurations):
+    """Each of `configurations` ({name: value} of the constants it gives) as a launch with it binds the kernel's
+    parameters: completed with the kernel's defaults for those it leaves out."""
+    from .interpret import python_function
+
+    fn = python_function(kernel)
+    params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    defaults = dict(zip(params[len(params) - len(fn.__defaults__ or ()):], fn.__defaults__ or ()))
+    return [{**defaults, **configuration} for configuration in configurations]
+
+
 def kept_indices(pruner, params, args):
     """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: kernel_pruner's) keeps
     for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the

@@ -263,6 +263,12 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
     """The PuzzleResult of a worker's checked outcome. `in_order(case indices)`: {index: run} of those cases run
     again with their programs in order, asked for the public cases that fail with their programs shuffled: where
     the sequential run passes, the kernel depends on the order (a hidden case's diagnostics say less)."""
+    if outcome.get("module_raised"):
+        raised = outcome["module_raised"]
+        where = (f" at {source.describe_line(raised['line'], raised['module'])}: "
+                 f"{source.line_text(raised['line'], raised['module'])}" if raised["line"] else "")
+        return _error(puzzle, "load_error", f"running {source.kernel}'s module stopped{where}\n"
+                                            f"{raised['message']}")
     if outcome["compile"]:
         diagnostics = [Diagnostic("compile", _compile_message(puzzle, source, problem))
                        for problem in outcome["compile"]]

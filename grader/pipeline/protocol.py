@@ -36,6 +36,7 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
                "variants": [dict(variant) for variant in source.variants],
                "prune": pruning_request(source),  # which configurations each case may run with
+               "host_code_at_launch": bool(source.heuristics) or source.prune is not None,
                "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
@@ -91,6 +92,9 @@ def check_outcome(outcome, request, cases, settings):
     compile_problems = outcome.get("compile")
     _expect(isinstance(compile_problems, list), "no list of compile problems")
     checked = {"compile": [_compile_problem(p, request, settings) for p in compile_problems[:10]], "cases": []}
+    if outcome.get("module_raised") is not None:
+        checked["module_raised"] = _module_raised(outcome["module_raised"], request)
+        return checked
     if checked["compile"]:
         return checked
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
@@ -228,6 +232,14 @@ def _int(value, low=None, high=None):
     _expect(isinstance(value, int) and not isinstance(value, bool), "a number is not an integer")
     _expect((low is None or value >= low) and (high is None or value < high), "a number is out of range")
     return value
+
+
+def _module_raised(raised, request):
+    _expect(isinstance(raised, dict), "what the module raised is not a mapping")
+    line, module = raised.get("line"), raised.get("module")
+    _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
+    _expect(module in request["modules"], "the module that raised is unknown")
+    return {"message": _text(raised.get("message")), "line": line, "module": module}
 
 
 def _compile_problem(problem, request, settings):

@@ -10,9 +10,12 @@ still delivered the ones before it.
 The modules run with a short list of builtins and can import only triton, math and each other. A kernel must
 compile for the GPU before it is interpreted.
 """
+import ast
 import builtins
+import collections.abc
 import contextlib
 import sys
+import traceback
 import types
 import warnings
 from pathlib import Path
@@ -22,7 +25,7 @@ import torch
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
-from .configs import case_runs, kept_configurations, kept_indices, kernel_pruner, read_configs
+from .configs import case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants, read_configs
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
@@ -51,6 +54,31 @@ def restrict_the_compilers_builtins():
     rules (which a name read before its assignment once slipped past)."""
     from triton.compiler.code_generator import CodeGenerator
     CodeGenerator.builtin_namespace.update(getattr=_public_getattr, hasattr=_public_hasattr)
+
+
+def _held_iterator(modules):
+    """(module name, the name of a top-level binding that is an iterator (`iter(...)`, `map(...)`, a generator) or
+    holds one in a tuple, list or dict), or None. Host code run at each launch (a heuristic, an early_config_prune)
+    that consumed it would answer one way for the check's launches and another for later ones; the load stage's
+    rules refuse every other state kept from one call to the next (assignments to elements and attributes, growing
+    a list the call did not make)."""
+    pending = [(module_name, name, value) for module_name, module in modules.loaded.items()
+               for name, value in vars(module).items() if not name.startswith("__")]
+    looked = 0
+    while pending and looked < 100_000:
+        module_name, name, value = pending.pop()
+        looked += 1
+        if isinstance(value, collections.abc.Iterator):
+            return module_name, name
+        if type(value) in (tuple, list):
+            pending.extend((module_name, name, item) for item in value)
+        elif type(value) is dict:
+            pending.extend((module_name, name, item) for item in value.values())
+    return None
+
+
+class ModuleRaised(Exception):
+    """A kernel's module raised when it ran: (message, the module's name, its line or None)."""
 
 
 class KernelModules:
@@ -91,7 +119,15 @@ class KernelModules:
             module.__dict__["__builtins__"] = safe
             sys.modules[module_name] = module  # Triton looks kernels' modules up by name
             code = compile(self.sources[name], str(self.paths[name]), "exec")
-            exec(code, module.__dict__)
+            try:
+                exec(code, module.__dict__)
+            except ModuleRaised:  # by a sibling module it imports: that one's line
+                raise
+            except Exception as error:
+                frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+                          if frame.filename == str(self.paths[name])]
+                raise ModuleRaised(f"{type(error).__name__}: {error}"[:500], name,
+                                   frames[-1].lineno if frames else None) from None
             return module
 
         main = execute(MAIN)
@@ -112,11 +148,33 @@ class KernelModules:
         return next((name for name, path in self.paths.items() if str(path) == str(filename)), None)
 
 
+def _binding_line(text, name):
+    """The line of the module's first top-level statement that binds `name`, or None."""
+    for statement in ast.parse(text).body:
+        if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+               for node in ast.walk(statement)):
+            return statement.lineno
+    return None
+
+
 def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
     strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
+    try:
+        modules.load()
+    except ModuleRaised as raised:
+        message, module, line = raised.args
+        return {"compile": [], "cases": [], "module_raised": {"message": message, "module": module, "line": line}}
+    held = _held_iterator(modules) if job.get("host_code_at_launch") else None
+    if held is not None:
+        module, name = held
+        return {"compile": [], "cases": [], "module_raised": {"message": (
+            f"{name} is an iterator, made when the module runs: the kernel's heuristics or pruner, run at each "
+            "launch, could consume it and answer one way for the check's launches and another for later ones. "
+            "Bind a tuple of the values instead (tuple(...)), or make the iterator inside the function that uses "
+            "it"), "module": module, "line": _binding_line(job["modules"][module], name)}}
     # A tuning configuration's constants are passed to each launch, as Triton's autotuner passes them (a heuristic
     # may read them): the first configuration's, and each other's as a variant every case runs again with.
     tuned, variants = job.get("tuned", {}), job.get("variants", [])
@@ -145,7 +203,8 @@ def run_puzzle(job, directory, course=None):
         fn = python_function(kernel)
         params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
         pruner = kernel_pruner(job, modules.loaded, max(job["targets"]))
-        given = [config.kwargs for config in pruner[0]] if pruner is not None and pruner[0] is not None else []
+        given = launched_constants(kernel, [config.kwargs for config in pruner[0]]) \
+            if pruner is not None and pruner[0] is not None else []
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
@@ -220,7 +279,7 @@ def _plan(job, modules, kernel, course):
             with contextlib.suppress(Exception):  # a pruner that raises here prunes nothing, as for the cases
                 kept = kept_indices(pruner, fn.__code__.co_varnames[:fn.__code__.co_argcount], plan.args)
             if kept is not None and kept[0] != 0:
-                first = pruner[0][kept[0]].kwargs
+                first = launched_constants(kernel, [pruner[0][kept[0]].kwargs])[0]
                 plan = Plan(kernel, puzzle, [configs[i] for i in kept], None,
                             {name: first.get(name) for name in job.get("tuned", {})})
     except Exception as error:

@@ -27,7 +27,7 @@ from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile, written_files)
 from .module import (MAIN, ModuleDefinitions, closure, config_constants, constexpr_params, kernel_params,
-                     param_defaults, rebuild, skeleton)
+                     param_defaults, rebuild, skeleton, written_defaults)
 from .rules import resolve_decorator, stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
 
@@ -477,17 +477,25 @@ def _loaded(puzzle, file, binding, notes):
     kernel_closure = closure(binding)
     params = kernel_params(binding)
     defaults = param_defaults(binding)
-    # A parameter beyond the puzzle's that every tuning configuration gives (Triton's matmul tutorial's
-    # GROUP_SIZE_M): the first configuration's value is written as its default in the rebuilt kernel, and each
-    # other value a configuration gives it is a variant every case runs again with (the autotuner may launch any).
+    # A parameter beyond the puzzle's that tuning configurations give (Triton's matmul tutorial's GROUP_SIZE_M), each
+    # one or, where it has a default written out, some: the first configuration's value is what every case runs
+    # with first, and each other value a configuration gives it (or leaves it at) is a variant every case runs
+    # again with, as the autotuner may launch any. Where every configuration gives it, the first one's value is
+    # written as its default in the rebuilt kernel.
     given = config_constants(kernel_closure.configs, kernel_closure.configs_module)
+    written = written_defaults(binding)
+
+    def configured(config, name):
+        return config[name] if name in config else written[name]
     tuned = [name for name in params[len(puzzle.params):] if name not in kernel_closure.heuristics and given and
-             all(name in config and type(config[name]) is type(given[0][name]) for config in given)]
-    first = {name: given[0][name] for name in tuned}
-    binding.resolved().jit["tuned_defaults"] = first
+             any(name in config for config in given) and all(name in config or name in written for config in given)
+             and len({type(configured(config, name)) for config in given}) == 1]
+    first = {name: configured(given[0], name) for name in tuned}
+    binding.resolved().jit["tuned_defaults"] = {name: value for name, value in first.items()
+                                                if all(name in config for config in given)}
     variants = []
     for config in given[1:]:
-        variant = {name: config[name] for name in tuned}
+        variant = {name: configured(config, name) for name in tuned}
         if variant != first and variant not in variants:
             variants.append(variant)
     starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)

@@ -812,6 +812,15 @@ def param_defaults(binding):
     return set(params[len(params) - len(arguments.defaults):]) if arguments.defaults else set()
 
 
+def written_defaults(binding):
+    """{parameter: its default} of the parameters whose default is written out as a number, boolean or string."""
+    arguments = binding.resolved().function.args
+    params = kernel_params(binding)
+    named = zip(params[len(params) - len(arguments.defaults):], arguments.defaults) if arguments.defaults else ()
+    return {name: default.value for name, default in named
+            if isinstance(default, ast.Constant) and type(default.value) in CONSTANT_TYPES}
+
+
 def constexpr_params(binding):
     """The parameters annotated tl.constexpr (resolved statically, or written as the string)."""
     function = binding.resolved().function

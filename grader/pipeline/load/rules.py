@@ -71,14 +71,20 @@ VALUE_ATTRIBUTES = frozenset((_public_attributes(*_CLASSES) | {
 # Which GPU the configurations are for, asked as Triton's tutorials ask it (`is_cuda()`):
 # triton.runtime.driver.active.get_current_target().backend; the sandbox answers for the GPU compiled for.
 TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size"})
-# What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument. Not a
+# What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument, and a
+# dict's reads (an early_config_prune's `config.kwargs.get("SPLIT_K", 1)`). Not a
 # descriptor's load and store, which host code never has (and numpy and torch name their file readers so). Not
 # data_ptr: the address a GPU would give the tensor is not the grader's to know, and a heuristic that chose by it
 # could choose one way here and another on the GPU (Triton specializes on 16-byte alignment itself).
 HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
     "stride", "element_size", "ndim", "dim", "nelement", "is_contiguous", "itemsize", "size",
     "storage_offset", "bit_length",
-    "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal"}
+    "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal",
+    "get", "items", "keys"}
+# A list host code may grow: one the function makes itself (`pruned_configs = []`, then `.append(config)` in a loop,
+# as Triton's own matmul pruner was written). Growing any other would keep state from one call to the next: a
+# pruner that kept a wrong configuration off the CPU check's launches and let it on later ones.
+LIST_GROWTH = ("append", "extend")
 
 _KERNEL_NODES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If, ast.Expr, ast.Pass, ast.Break,
                  ast.Continue, ast.Return, ast.Assert, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.IfExp,
@@ -231,6 +237,7 @@ class Checker:
         self.builtins = HOST_BUILTINS if host else KERNEL_BUILTINS
         self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
         self.locals = set(local_names)
+        self.own_lists = set()  # the locals a function binds once, to a list it makes: those it may grow
         self.early = set()  # ids of the Name nodes that read a local before it is certainly assigned (body)
         self.bases = set()  # ids of the nodes read as `node.name` or getattr(node, "name"), where a module may be
         self.problems = []
@@ -264,6 +271,7 @@ class Checker:
         arguments = node.args
         params = {a.arg for a in arguments.posonlyargs + arguments.args}
         self.locals |= params | _stored_names(node.body)
+        self.own_lists = _own_lists(node.body) - params
         self.early = _reads_before_assignment(node.body, params)
         for statement in node.body[1:] if has_docstring(node) else node.body:
             self.visit(statement)
@@ -398,7 +406,9 @@ class Checker:
 
     def visit_Attribute(self, node):
         if not isinstance(node.ctx, ast.Load):
-            self.refuse(node, f"assigning to an attribute {_NOT_TRITON}")
+            self.refuse(node, f"assigning to an attribute {_NOT_TRITON}" if not self.host else
+                        "assigning to an attribute is not something the grader evaluates for a submission (in host "
+                        "code it would keep state from one call to the next)")
             return
         self.bases.add(id(node.value))
         self.visit(node.value)
@@ -433,13 +443,20 @@ class Checker:
         elif isinstance(base, Known) and any(base.obj is enum for enum in LANGUAGE_ENUMS):
             if static_attribute(base.obj, name, self.host) is None:
                 self.refuse(node, f"{_text(node.value)} has no member `{name}`")
+        elif self.host and name in LIST_GROWTH:
+            if not (isinstance(node.value, ast.Name) and node.value.id in self.own_lists):
+                self.refuse(node, f"`.{name}` grows only a list the function makes itself, bound once "
+                                  f"(`kept = []`, then `kept.{name}(...)`): state kept from one call to the next is "
+                                  "not something the grader evaluates for a submission")
         elif name not in self.value_attributes:
             self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
                         f"`.{name}` is not part of the API of Triton's tensors and types")
 
     def visit_Subscript(self, node):
         if not isinstance(node.ctx, ast.Load):
-            self.refuse(node, f"assigning to an element {_NOT_TRITON}")
+            self.refuse(node, f"assigning to an element {_NOT_TRITON}" if not self.host else
+                        "assigning to an element is not something the grader evaluates for a submission (in host "
+                        "code it would keep state from one call to the next): build a new list or dict instead")
             return
         self.generic_visit(node)
 
@@ -631,6 +648,21 @@ def _stored_names(statements):
         if not isinstance(node, NESTED_SCOPES):
             pending.extend(ast.iter_child_nodes(node))
     return names
+
+
+def _own_lists(statements):
+    """The names a block of statements binds once only, to a new list (a list display or comprehension)."""
+    bindings, pending = {}, list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bindings.setdefault(node.id, []).append(node)
+        if not isinstance(node, NESTED_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    made = {id(statement.targets[0]) for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and
+            isinstance(statement.value, (ast.List, ast.ListComp))}
+    return {name for name, stores in bindings.items() if len(stores) == 1 and id(stores[0]) in made}
 
 
 NESTED_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef,

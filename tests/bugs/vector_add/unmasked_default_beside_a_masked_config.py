@@ -1,0 +1,17 @@
+"""The kernel's default leaves the mask off, and only one tuning configuration turns it on: the autotuner may launch
+the other, which leaves MASKED at its default, on a size its block does not divide.
+
+expect: out_of_bounds
+"""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024}, num_warps=8)],
+                 key=["n_elements"])
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr = False):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements if MASKED else None
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
