@@ -189,6 +189,24 @@ def test_a_configuration_that_leaves_a_constant_out_is_compiled_with_the_kernels
     assert outcome["kept"] == [[0, 1]] and outcome["compiled"]["time-0-1"]["scalars"]["MASKED"] is True
 
 
+@pytest.mark.slow
+def test_a_heuristic_above_the_autotuner_never_sees_a_configurations_constants(course, tmp_path):
+    """As Triton runs it, before the autotuner adds a configuration's constants: one that reads CHUNK raises (the
+    compiler is given no binary to make), one that falls back to 256 counts chunks of 256 with CHUNK=128 too."""
+    from grader.gpu.bench import _compile_verdict
+    puzzle, source, payload, outcome = compiled_for_the_gpu(
+        course, BUGS / "softmax" / "heuristic_above_the_autotuner.py", "softmax", tmp_path / "raises")
+    verdict = _compile_verdict(puzzle, source, outcome, payload, True)
+    assert verdict["status"] == "fail" and "KeyError: 'CHUNK'" in verdict["reason"], verdict
+    puzzle, source, payload, outcome = compiled_for_the_gpu(
+        course, BUGS / "softmax" / "heuristic_above_the_autotuner_defaults_a_chunk.py", "softmax", tmp_path / "falls")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    assert source.unseen_by_heuristics == ("CHUNK",) and source.variants == ({"CHUNK": 128},)
+    for i, spec in enumerate(puzzle.cases):
+        scalars = outcome["compiled"][f"verify-{i}-0-0"]["scalars"]
+        assert scalars["CHUNK"] == 128 and scalars["NUM_CHUNKS"] == max(1, spec.symbols["BLOCK_N"] // 256), spec.name
+
+
 @pytest.mark.parametrize("kernel, kept, pruned, message", [
     ("solutions/vector_add.py", [[0]], {}, "configurations kept off where the kernel has no pruner"),
     ("solutions/vector_add.py", [[0, 1]], {8: "kept off"}, "that the kernel's pruner cannot keep off"),

@@ -185,8 +185,8 @@ def test_decorators_applied_as_calls_are_the_same_kernel(tmp_path, grade, applie
     the notebook's check, which holds the object, passed it, and the command refused it as not a function."""
     kernel = SOLUTION.replace("def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):",
                               "def _add(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, EVEN=False):")
-    if "triton.jit(_add)" in applied:
-        kernel = kernel.replace("@triton.jit\n", "")
+    if "triton.jit(_add)" in applied:  # a plain def, made a kernel by the calls alone
+        kernel = kernel[:kernel.index("@triton.autotune(")] + kernel[kernel.index("def _add("):]
     path = tmp_path / "vector_add.py"
     path.write_text(kernel + "\n\n" + applied + "\n")
     result = grade(path).puzzle("vector_add")

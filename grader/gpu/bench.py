@@ -98,6 +98,7 @@ def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_
             "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
             "prune": pruning_request(source), "tuned": dict(source.tuned),
             "variants": [dict(variant) for variant in source.variants],
+            "unseen_by_heuristics": list(source.unseen_by_heuristics),
             "verification": [{"launches": [{"args": launch["args"]} for launch in case["launches"]],
                               "configuration": case.get("configuration", False)} for case in verification],
             "inspect": inspect, "timed": timed and puzzle.benchmark is not None}

@@ -27,7 +27,8 @@ from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, ke
 
 def compile_puzzle(job, course, target, directory):
     puzzle = course.puzzle(job["puzzle"])
-    modules = KernelModules(job["modules"], directory, f"gpu_{job['id']}")
+    modules = KernelModules(job["modules"], directory, f"gpu_{job['id']}", job["kernel"],
+                            job.get("unseen_by_heuristics", ()))
     kernel = getattr(modules.load(), job["kernel"])
     params = list(python_function(kernel).__code__.co_varnames[:python_function(kernel).__code__.co_argcount])
     configs = []

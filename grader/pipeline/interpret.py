@@ -464,9 +464,10 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
             for name, value in layer.configs[0].kwargs.items():
                 bound.setdefault(name, value)
         if isinstance(layer, Heuristics):
+            unseen = getattr(layer, "unseen", ())  # worker.KernelModules marks what a configuration gives it later
             for name, heuristic in layer.values.items():
                 try:
-                    value = heuristic(sizes_only(bound))
+                    value = heuristic(sizes_only({key: value for key, value in bound.items() if key not in unseen}))
                 except Exception as error:  # the kernel's own error, at the heuristic's line, like one in the kernel
                     code = getattr(heuristic, "__code__", None)
                     raise KernelCrashed(HeuristicFailed(f"the @triton.heuristics function for {name} raised "

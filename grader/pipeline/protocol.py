@@ -37,6 +37,7 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                "variants": [dict(variant) for variant in source.variants],
                "prune": pruning_request(source),  # which configurations each case may run with
                "host_code_at_launch": bool(source.heuristics) or source.prune is not None,
+               "unseen_by_heuristics": list(source.unseen_by_heuristics),
                "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,

@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 
 import torch
+from triton.runtime.autotuner import Heuristics
 
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
@@ -84,8 +85,9 @@ class ModuleRaised(Exception):
 class KernelModules:
     """A job's rebuilt modules, executed on demand with restricted builtins and imports."""
 
-    def __init__(self, modules, directory, prefix):
+    def __init__(self, modules, directory, prefix, kernel=None, unseen_by_heuristics=()):
         self.sources = modules
+        self.kernel, self.unseen = kernel, frozenset(unseen_by_heuristics)
         self.directory = Path(directory)
         self.prefix = prefix
         self.paths = {}
@@ -132,6 +134,10 @@ class KernelModules:
 
         main = execute(MAIN)
         self.loaded = {MAIN: main, **loaded}
+        layer = getattr(main, self.kernel, None) if self.unseen else None
+        while isinstance(layer, Heuristics):  # above @triton.autotune, which the rebuilt kernel goes without
+            layer.unseen = self.unseen
+            layer = layer.fn
         return main
 
     @property
@@ -161,7 +167,8 @@ def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
     strings)."""
-    modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}")
+    modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}", job["kernel"],
+                            job.get("unseen_by_heuristics", ()))
     try:
         modules.load()
     except ModuleRaised as raised:

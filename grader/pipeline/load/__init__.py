@@ -46,6 +46,12 @@ def _heuristics_outside_the_autotuner(binding):
     return triton.autotune in order and triton.heuristics in order[:order.index(triton.autotune)]
 
 
+def _heuristics_inside_the_autotuner(binding):
+    """Whether a @triton.heuristics decorator of the kernel sits below its @triton.autotune (applied before it)."""
+    order = [resolve_decorator(decorator, binding.module)[0] for decorator in binding.jit["decorators"]]
+    return triton.autotune in order and triton.heuristics in order[order.index(triton.autotune) + 1:]
+
+
 @dataclass
 class KernelSource:
     """A kernel as the worker runs it: modules rebuilt from the submission's syntax tree, and what they are."""
@@ -68,6 +74,9 @@ class KernelSource:
     # {block: value} of the puzzle's blocks as each tuning configuration written out gives them, in the course's
     # names: the GPU stage may launch any (course.with_configuration_cases)
     configured_blocks: tuple = ()
+    # The names the tuning configurations give, where every @triton.heuristics sits above @triton.autotune: Triton
+    # runs those heuristics on the launch's own arguments, before the autotuner adds a configuration's constants
+    unseen_by_heuristics: tuple = ()
 
     @property
     def module(self):
@@ -555,14 +564,18 @@ def _loaded(puzzle, file, binding, notes):
     if kernel_closure.configs_module is not None:
         configs_module = MAIN if kernel_closure.configs_module is binding.module else \
             kernel_closure.configs_module.file.module_name
+    unseen = ()
     if _heuristics_outside_the_autotuner(binding.resolved()):
         first = {}  # Triton's heuristics above @triton.autotune run before it gives a configuration's constants
+        if not _heuristics_inside_the_autotuner(binding.resolved()):
+            unseen = tuple(dict.fromkeys(name for config in given for name in config))
     source = KernelSource(
         kernel=binding.name, modules={name: text for name, (text, _) in modules.items()},
         origins={name: origins for name, (_, origins) in modules.items()}, params=params,
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
         configs_module=configs_module, prune=prune, config_problems=tuple(kernel_closure.config_problems),
-        tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given))
+        tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given),
+        unseen_by_heuristics=unseen)
     return Loaded("found", source, file.name, notes=notes)
 
 
