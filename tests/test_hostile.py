@@ -135,6 +135,8 @@ HOSTILE = {
         "error", "load_error"),
     "counts launches with an iterator in a tuple": (".py", counting(
         "CALLS = (map(int, range(10 ** 9)),)", "n = next(CALLS[0])", "n"), "error", "load_error"),
+    "counts launches with an iterator as a default": (".py", counting("", "n = next(calls)", "n").replace(
+        "named_args, **kwargs):", "named_args, calls=iter(range(10 ** 9)), **kwargs):"), "error", "load_error"),
     "raises when its module runs": (".py", counting("def broken():\n    return 1 // 0\n\n\nCALLS = broken()",
                                                     "n = CALLS", "n"), "error", "load_error"),
     "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,

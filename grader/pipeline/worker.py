@@ -59,22 +59,25 @@ def restrict_the_compilers_builtins():
 
 def _held_iterator(modules):
     """(module name, the name of a top-level binding that is an iterator (`iter(...)`, `map(...)`, a generator) or
-    holds one in a tuple, list or dict), or None. Host code run at each launch (a heuristic, an early_config_prune)
-    that consumed it would answer one way for the check's launches and another for later ones; the load stage's
-    rules refuse every other state kept from one call to the next (assignments to elements and attributes, growing
-    a list the call did not make)."""
-    pending = [(module_name, name, value) for module_name, module in modules.loaded.items()
+    holds one in a tuple, list or dict, or a function with one as a default), or None. Host code run at each launch
+    (a heuristic, an early_config_prune) that consumed it would answer one way for the check's launches and another
+    for later ones; the load stage's rules refuse every other state kept from one call to the next (assignments to
+    elements and attributes, growing a list the call did not make)."""
+    pending = [(module_name, name, name, value) for module_name, module in modules.loaded.items()
                for name, value in vars(module).items() if not name.startswith("__")]
     looked = 0
     while pending and looked < 100_000:
-        module_name, name, value = pending.pop()
+        module_name, name, what, value = pending.pop()
         looked += 1
         if isinstance(value, collections.abc.Iterator):
-            return module_name, name
+            return module_name, name, what
         if type(value) in (tuple, list):
-            pending.extend((module_name, name, item) for item in value)
+            pending.extend((module_name, name, what, item) for item in value)
         elif type(value) is dict:
-            pending.extend((module_name, name, item) for item in value.values())
+            pending.extend((module_name, name, what, item) for item in value.values())
+        elif isinstance(value, types.FunctionType):
+            pending.extend((module_name, name, f"a default of {name}", item) for item in
+                           [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()])
     return None
 
 
@@ -157,8 +160,9 @@ class KernelModules:
 def _binding_line(text, name):
     """The line of the module's first top-level statement that binds `name`, or None."""
     for statement in ast.parse(text).body:
-        if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-               for node in ast.walk(statement)):
+        if isinstance(statement, ast.FunctionDef) and statement.name == name or \
+                any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+                    for node in ast.walk(statement)):
             return statement.lineno
     return None
 
@@ -176,9 +180,9 @@ def run_puzzle(job, directory, course=None):
         return {"compile": [], "cases": [], "module_raised": {"message": message, "module": module, "line": line}}
     held = _held_iterator(modules) if job.get("host_code_at_launch") else None
     if held is not None:
-        module, name = held
+        module, name, what = held
         return {"compile": [], "cases": [], "module_raised": {"message": (
-            f"{name} is an iterator, made when the module runs: the kernel's heuristics or pruner, run at each "
+            f"{what} is an iterator, made when the module runs: the kernel's heuristics or pruner, run at each "
             "launch, could consume it and answer one way for the check's launches and another for later ones. "
             "Bind a tuple of the values instead (tuple(...)), or make the iterator inside the function that uses "
             "it"), "module": module, "line": _binding_line(job["modules"][module], name)}}
