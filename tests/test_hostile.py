@@ -128,6 +128,10 @@ HOSTILE = {
     "counts launches in a mutable default": (".py", counting("", "calls = []", "len(calls)").replace(
         "named_args, **kwargs):\n    calls = []", "named_args, calls=[], **kwargs):\n    calls.append(1)"),
         "fail", "out_of_bounds"),
+    "counts launches with += on a mutable default": (".py", counting("", "calls += [1]", "len(calls)").replace(
+        "named_args, **kwargs):", "named_args, calls=[], **kwargs):"), "fail", "out_of_bounds"),
+    "counts launches with += on an alias of a module's list": (".py", counting(
+        "CALLS = []", "calls = CALLS\n    calls += [1]", "len(CALLS)"), "fail", "out_of_bounds"),
     "counts launches with a module's iterator": (".py", counting("CALLS = iter(range(10 ** 9))", "n = next(CALLS)",
                                                                  "n"), "error", "load_error"),
     "counts launches with a generator a function made": (".py", counting(

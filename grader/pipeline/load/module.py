@@ -457,7 +457,7 @@ def _dependencies(binding, result, kernel):
     if binding.kind in ("constant", "tuning", "known", "sibling"):
         return list(binding.depends)
     checker = Checker(binding.module, host=binding.kind != "jit")
-    checker.body(binding.function)
+    checker.body(binding.function, plain=binding.kind == "function")
     if binding.kind == "jit":
         for call in binding.jit["heuristics"]:
             checker.used += _check_heuristics(call, binding.module, binding, result, binding is kernel)

@@ -238,6 +238,7 @@ class Checker:
         self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
         self.locals = set(local_names)
         self.own_lists = set()  # the locals a function binds once, to a list it makes: those it may grow
+        self.new_values = None  # the locals a plain function binds to new objects only: those it may `+=`
         self.early = set()  # ids of the Name nodes that read a local before it is certainly assigned (body)
         self.bases = set()  # ids of the nodes read as `node.name` or getattr(node, "name"), where a module may be
         self.problems = []
@@ -266,12 +267,15 @@ class Checker:
             self.expression(default, host=True)
         return self.problems
 
-    def body(self, node):
-        """What a function runs when it is called (its names are read then: the module's last bindings)."""
+    def body(self, node, plain=False):
+        """What a function runs when it is called (its names are read then: the module's last bindings). `plain`:
+        a function no decorator makes a kernel or a compile-time helper (a pruner, or what one calls, run at each
+        launch): its augmented assignments change only names it binds to new values."""
         arguments = node.args
         params = {a.arg for a in arguments.posonlyargs + arguments.args}
         self.locals |= params | _stored_names(node.body)
         self.own_lists = _own_lists(node.body) - params
+        self.new_values = _new_values(node.body) - params if plain else None
         self.early = _reads_before_assignment(node.body, params)
         for statement in node.body[1:] if has_docstring(node) else node.body:
             self.visit(statement)
@@ -451,6 +455,14 @@ class Checker:
         elif name not in self.value_attributes:
             self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
                         f"`.{name}` is not part of the API of Triton's tensors and types")
+
+    def visit_AugAssign(self, node):
+        if self.new_values is not None and isinstance(node.target, ast.Name) and node.target.id not in self.new_values:
+            self.refuse(node, "an augmented assignment is evaluated only on a name the function binds to new "
+                              "values alone (`total = 0`, `kept = []`): on a list bound elsewhere (a "
+                              "default, a module's) it would change that list in place, state kept from one call to "
+                              "the next")
+        self.generic_visit(node)
 
     def visit_Subscript(self, node):
         if not isinstance(node.ctx, ast.Load):
@@ -648,6 +660,31 @@ def _stored_names(statements):
         if not isinstance(node, NESTED_SCOPES):
             pending.extend(ast.iter_child_nodes(node))
     return names
+
+
+# What an assignment binds a name to that is a new object, never one that exists elsewhere: `x += ...` on such a
+# name changes nothing another call sees (on a list bound elsewhere it would extend that list in place).
+NEW_VALUES = (ast.Constant, ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
+              ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+
+
+def _new_values(statements):
+    """The names every binding of which in a block of statements, but augmented assignments, is an assignment of a
+    new object (NEW_VALUES)."""
+    bindings, pending = {}, list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            pending.append(node.value)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bindings.setdefault(node.id, []).append(node)
+        if not isinstance(node, NESTED_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    new = {id(target) for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
+           if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, NEW_VALUES)
+           for target in getattr(statement, "targets", [getattr(statement, "target", None)])}
+    return {name for name, stores in bindings.items() if all(id(store) in new for store in stores)}
 
 
 def _own_lists(statements):
