@@ -141,6 +141,21 @@ HOSTILE = {
         "CALLS = (map(int, range(10 ** 9)),)", "n = next(CALLS[0])", "n"), "error", "load_error"),
     "counts launches with an iterator as a default": (".py", counting("", "n = next(calls)", "n").replace(
         "named_args, **kwargs):", "named_args, calls=iter(range(10 ** 9)), **kwargs):"), "error", "load_error"),
+    "counts launches in the order a module's list is sorted": (".py", counting(
+        "BITS = ([0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1], [0, 1])",
+        "n = sum(bit[0] << k for k, bit in enumerate(BITS))\n"
+        "    for k, bit in enumerate(BITS):\n        bit.sort(reverse=bool(((n + 1) >> k) & 1))", "n"),
+        "fail", "out_of_bounds"),
+    "counts launches with an iterator in a set": (".py", counting(
+        "CALLS = {iter(range(10 ** 9))}", "n = next(next(iter(CALLS)))", "n"), "error", "load_error"),
+    "counts launches with an iterator in a configuration": (".py", counting(
+        "CALLS = triton.Config({'N': iter(range(10 ** 9))})", "n = next(CALLS.kwargs['N'])", "n"),
+        "error", "load_error"),
+    "counts launches in a helper's list default": (".py", counting(
+        "@triton.constexpr_function\ndef calls(seen=[]):\n    seen += [0]\n    return len(seen)", "n = calls()", "n"),
+        "error", "load_error"),
+    "counts launches in a comprehension's name for a module's list": (".py", counting(
+        "CALLS = []", "kept = []\n    [kept.append(0) for kept in [CALLS]]", "len(CALLS)"), "fail", "out_of_bounds"),
     "raises when its module runs": (".py", counting("def broken():\n    return 1 // 0\n\n\nCALLS = broken()",
                                                     "n = CALLS", "n"), "error", "load_error"),
     "monkeypatches torch": (".py", "import torch\ntorch.isclose = lambda *a, **k: torch.tensor(True)\n" + NO_MASK,

@@ -12,8 +12,10 @@ compile for the GPU before it is interpreted.
 """
 import ast
 import builtins
+import collections
 import collections.abc
 import contextlib
+import gc
 import sys
 import traceback
 import types
@@ -57,27 +59,33 @@ def restrict_the_compilers_builtins():
     CodeGenerator.builtin_namespace.update(getattr=_public_getattr, hasattr=_public_hasattr)
 
 
-def _held_iterator(modules):
-    """(module name, the name of a top-level binding that is an iterator (`iter(...)`, `map(...)`, a generator) or
-    holds one in a tuple, list or dict, or a function with one as a default), or None. Host code run at each launch
-    (a heuristic, an early_config_prune) that consumed it would answer one way for the check's launches and another
-    for later ones; the load stage's rules refuse every other state kept from one call to the next (assignments to
-    elements and attributes, growing a list the call did not make)."""
-    pending = [(module_name, name, name, value) for module_name, module in modules.loaded.items()
-               for name, value in vars(module).items() if not name.startswith("__")]
-    looked = 0
-    while pending and looked < 100_000:
-        module_name, name, what, value = pending.pop()
-        looked += 1
+def _held_state(modules):
+    """(module name, the top-level name, what holds state) where something the modules bind holds an iterator
+    (`iter(...)`, `map(...)`, a generator; in any container, a configuration, a constexpr or a function's
+    defaults), or a function has a list, dict or set as a default; or None. Host code run at each launch (a
+    heuristic, an early_config_prune, a helper they call) that consumed or changed it would answer one way for the
+    check's launches and another for later ones; the load stage's rules refuse every other state kept from one
+    call to the next (assignments to elements and attributes, growing a list or `+=` on a name the call did not
+    make)."""
+    # Breadth first: what holds it is told by the top-level name nearest to it.
+    pending = collections.deque((module_name, name, name, value) for module_name, module in modules.loaded.items()
+                                for name, value in vars(module).items() if not name.startswith("__"))
+    seen = set()
+    while pending and len(seen) < 100_000:
+        module_name, name, what, value = pending.popleft()
+        if id(value) in seen or isinstance(value, (types.ModuleType, type, types.CodeType, str, bytes)):
+            continue
+        seen.add(id(value))
         if isinstance(value, collections.abc.Iterator):
-            return module_name, name, what
-        if type(value) in (tuple, list):
-            pending.extend((module_name, name, what, item) for item in value)
-        elif type(value) is dict:
-            pending.extend((module_name, name, what, item) for item in value.values())
-        elif isinstance(value, types.FunctionType):
-            pending.extend((module_name, name, f"a default of {name}", item) for item in
-                           [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()])
+            top = value is getattr(modules.loaded[module_name], name, None)
+            return module_name, name, f"{what} {'is' if top else 'holds'} an iterator"
+        if isinstance(value, types.FunctionType):
+            for default in [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]:
+                if type(default) in (list, dict, set):
+                    return module_name, name, f"a default of {name} is a {type(default).__name__}"
+                pending.append((module_name, name, f"a default of {name}", default))
+            continue
+        pending.extend((module_name, name, what, referent) for referent in gc.get_referents(value))
     return None
 
 
@@ -178,14 +186,14 @@ def run_puzzle(job, directory, course=None):
     except ModuleRaised as raised:
         message, module, line = raised.args
         return {"compile": [], "cases": [], "module_raised": {"message": message, "module": module, "line": line}}
-    held = _held_iterator(modules) if job.get("host_code_at_launch") else None
+    held = _held_state(modules) if job.get("host_code_at_launch") else None
     if held is not None:
         module, name, what = held
         return {"compile": [], "cases": [], "module_raised": {"message": (
-            f"{what} is an iterator, made when the module runs: the kernel's heuristics or pruner, run at each "
-            "launch, could consume it and answer one way for the check's launches and another for later ones. "
-            "Bind a tuple of the values instead (tuple(...)), or make the iterator inside the function that uses "
-            "it"), "module": module, "line": _binding_line(job["modules"][module], name)}}
+            f"{what}, made when the module runs: the kernel's heuristics or pruner, run at each launch, could "
+            "consume or change it and answer one way for the check's launches and another for later ones. Bind "
+            "a tuple of the values instead (tuple(...)), or make it inside the function that uses it"),
+            "module": module, "line": _binding_line(job["modules"][module], name)}}
     # A tuning configuration's constants are passed to each launch, as Triton's autotuner passes them (a heuristic
     # may read them): the first configuration's, and each other's as a variant every case runs again with.
     tuned, variants = job.get("tuned", {}), job.get("variants", [])

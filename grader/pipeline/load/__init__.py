@@ -492,7 +492,9 @@ def _loaded(puzzle, file, binding, notes):
     # again with, as the autotuner may launch any. Where every configuration gives it, the first one's value is
     # written as its default in the rebuilt kernel.
     given = config_constants(kernel_closure.configs, kernel_closure.configs_module)
-    written = written_defaults(binding)
+    # Not where a heuristic runs: Triton's autotuner passes a configuration's own constants alone, and a heuristic
+    # below it that asks whether one is given would see the default given.
+    written = {} if kernel_closure.heuristics else written_defaults(binding)
 
     def configured(config, name):
         return config[name] if name in config else written[name]

@@ -76,11 +76,11 @@ TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch"
 # descriptor's load and store, which host code never has (and numpy and torch name their file readers so). Not
 # data_ptr: the address a GPU would give the tensor is not the grader's to know, and a heuristic that chose by it
 # could choose one way here and another on the GPU (Triton specializes on 16-byte alignment itself).
-HOST_VALUE_ATTRIBUTES = VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
+HOST_VALUE_ATTRIBUTES = (VALUE_ATTRIBUTES - {"load", "store"} | TARGET_ATTRIBUTES | {
     "stride", "element_size", "ndim", "dim", "nelement", "is_contiguous", "itemsize", "size",
     "storage_offset", "bit_length",
     "is_floating_point", "kwargs", "num_warps", "num_stages", "eps", "tiny", "bits", "resolution", "smallest_normal",
-    "get", "items", "keys"}
+    "get", "items", "keys"}) - {"sort"}  # tl.tensor's sort, which sorts a Python list in place
 # A list host code may grow: one the function makes itself (`pruned_configs = []`, then `.append(config)` in a loop,
 # as Triton's own matmul pruner was written). Growing any other would keep state from one call to the next: a
 # pruner that kept a wrong configuration off the CPU check's launches and let it on later ones.
@@ -274,7 +274,7 @@ class Checker:
         arguments = node.args
         params = {a.arg for a in arguments.posonlyargs + arguments.args}
         self.locals |= params | _stored_names(node.body)
-        self.own_lists = _own_lists(node.body) - params
+        self.own_lists = _own_lists(node.body, self.namespace) - params
         self.new_values = _new_values(node.body) - params if plain else None
         self.early = _reads_before_assignment(node.body, params)
         for statement in node.body[1:] if has_docstring(node) else node.body:
@@ -665,7 +665,7 @@ def _stored_names(statements):
 # What an assignment binds a name to that is a new object, never one that exists elsewhere: `x += ...` on such a
 # name changes nothing another call sees (on a list bound elsewhere it would extend that list in place).
 NEW_VALUES = (ast.Constant, ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
-              ast.BinOp, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+              ast.BinOp, ast.Compare, ast.JoinedStr)  # not UnaryOp: torch's +tensor is the tensor itself
 
 
 def _new_values(statements):
@@ -687,19 +687,22 @@ def _new_values(statements):
     return {name for name, stores in bindings.items() if all(id(store) in new for store in stores)}
 
 
-def _own_lists(statements):
-    """The names a block of statements binds once only, to a new list (a list display or comprehension)."""
-    bindings, pending = {}, list(statements)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bindings.setdefault(node.id, []).append(node)
-        if not isinstance(node, NESTED_SCOPES):
-            pending.extend(ast.iter_child_nodes(node))
-    made = {id(statement.targets[0]) for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.value, (ast.List, ast.ListComp))}
-    return {name for name, stores in bindings.items() if len(stores) == 1 and id(stores[0]) in made}
+def _own_lists(statements, namespace=()):
+    """The names every binding of which in a block of statements, its comprehensions' included, makes a new list: a
+    list display or comprehension, or a call of the builtin list() (`namespace`: the module's names, which may
+    hide it)."""
+    stores = [node for node in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
+              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
+
+    def new_list(value):
+        return isinstance(value, (ast.List, ast.ListComp)) or isinstance(value, ast.Call) and \
+            isinstance(value.func, ast.Name) and value.func.id == "list" and "list" not in namespace
+    made = {id(statement.target if isinstance(statement, ast.AnnAssign) else statement.targets[0])
+            for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 or
+                isinstance(statement, ast.AnnAssign)) and new_list(statement.value)}
+    names = {store.id for store in stores}
+    return {name for name in names if all(id(store) in made for store in stores if store.id == name)}
 
 
 NESTED_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef,
