@@ -668,41 +668,31 @@ NEW_VALUES = (ast.Constant, ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.Dic
               ast.BinOp, ast.Compare, ast.JoinedStr)  # not UnaryOp: torch's +tensor is the tensor itself
 
 
+def _bound_only_to(statements, makes_new):
+    """The names every binding of which in a block of statements, its comprehensions' included (a comprehension's
+    name may stand for anything), is an assignment of a value `makes_new` accepts, augmented assignments aside."""
+    module = ast.Module(body=list(statements), type_ignores=[])
+    augmented = {id(node.target) for node in ast.walk(module) if isinstance(node, ast.AugAssign)}
+    stores = [node for node in ast.walk(module)
+              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in augmented]
+    made = {id(target) for statement in ast.walk(module)
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+            and makes_new(statement.value)
+            for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])}
+    return {store.id for store in stores} - {store.id for store in stores if id(store) not in made}
+
+
 def _new_values(statements):
-    """The names every binding of which in a block of statements, but augmented assignments, is an assignment of a
-    new object (NEW_VALUES)."""
-    bindings, pending = {}, list(statements)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            pending.append(node.value)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bindings.setdefault(node.id, []).append(node)
-        if not isinstance(node, NESTED_SCOPES):
-            pending.extend(ast.iter_child_nodes(node))
-    new = {id(target) for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
-           if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, NEW_VALUES)
-           for target in getattr(statement, "targets", [getattr(statement, "target", None)])}
-    return {name for name, stores in bindings.items() if all(id(store) in new for store in stores)}
+    """The names a block of statements binds to new objects alone (NEW_VALUES)."""
+    return _bound_only_to(statements, lambda value: isinstance(value, NEW_VALUES))
 
 
 def _own_lists(statements, namespace=()):
-    """The names every binding of which in a block of statements, its comprehensions' included, makes a new list: a
-    list display or comprehension, or a call of the builtin list() (`namespace`: the module's names, which may
-    hide it)."""
-    stores = [node for node in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
-              if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
-
-    def new_list(value):
-        return isinstance(value, (ast.List, ast.ListComp)) or isinstance(value, ast.Call) and \
-            isinstance(value.func, ast.Name) and value.func.id == "list" and "list" not in namespace
-    made = {id(statement.target if isinstance(statement, ast.AnnAssign) else statement.targets[0])
-            for statement in ast.walk(ast.Module(body=list(statements), type_ignores=[]))
-            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 or
-                isinstance(statement, ast.AnnAssign)) and new_list(statement.value)}
-    names = {store.id for store in stores}
-    return {name for name in names if all(id(store) in made for store in stores if store.id == name)}
+    """The names a block of statements binds to new lists alone: a list display or comprehension, or a call of the
+    builtin list() (`namespace`: the module's names, which may hide it)."""
+    return _bound_only_to(statements, lambda value: isinstance(value, (ast.List, ast.ListComp)) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
+        and "list" not in namespace))
 
 
 NESTED_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef,
