@@ -20,6 +20,34 @@ ROOT = Path(__file__).resolve().parent.parent
 BUGS = ROOT / "tests" / "bugs"
 
 
+# A vector add whose pruner lets its unmasked configuration on after the check's launches, by state it keeps.
+COUNTING_PRUNER = """import triton
+import triton.language as tl
+
+{state}
+
+
+def early_config_prune(configs, named_args, **kwargs):
+    {count}
+    return [config for config in configs if config.kwargs["MASKED"] or {calls} > 1000]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024, "MASKED": False}, num_warps=4)],
+                 key=["n_elements"], prune_configs_by={"early_config_prune": early_config_prune})
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements if MASKED else None
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+"""
+
+
+def counting(state, count, calls):
+    """The kernel with the module-level `state`, the pruner's statement `count` and its expression `calls`."""
+    return COUNTING_PRUNER.replace("{state}", state).replace("{count}", count).replace("{calls}", calls)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def check_cache(tmp_path_factory):
     """`triton-course check` keeps the compiler's acceptances in the user's cache folder; the tests' checks keep

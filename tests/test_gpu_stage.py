@@ -3,6 +3,7 @@ the reference kernels and submissions that try the leaderboard tricks (skipped w
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,11 +15,12 @@ from grader.gpu.bench import bench_submission, rates, written_bytes
 from grader.pipeline.configs import read_configs, validate_configs
 from grader.gpu.leaderboard import ranking, write_leaderboard
 from grader.gpu.timing import floor_seconds, peaks, summary
-from grader.pipeline.load import load_submission
+from grader.pipeline.load import SubmissionError, load_submission
+from grader.pipeline.protocol import MalformedResult
 from grader.pipeline.sandbox import sandbox_kind
 from grader.pipeline.worker import KernelModules
 
-from conftest import BUGS, ROOT
+from conftest import BUGS, ROOT, counting
 
 needs_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (run through the device)")
 
@@ -205,6 +207,46 @@ def test_a_heuristic_above_the_autotuner_never_sees_a_configurations_constants(c
     for i, spec in enumerate(puzzle.cases):
         scalars = outcome["compiled"][f"verify-{i}-0-0"]["scalars"]
         assert scalars["CHUNK"] == 128 and scalars["NUM_CHUNKS"] == max(1, spec.symbols["BLOCK_N"] // 256), spec.name
+
+
+STOPPING_MODULES = {  # as test_hostile's: a module the sandbox cannot run, or one holding state for its pruner
+    "raises": ("def broken():\n    return 1 // 0\n\n\nCALLS = broken()", "CALLS",
+               "stopped at {name} line 5: return 1 // 0\nZeroDivisionError"),
+    "holds an iterator": ("CALLS = iter(range(10 ** 6))", "next(CALLS)",
+                          "stopped at {name} line 4: CALLS = iter(range(10 ** 6))\nCALLS is an iterator"),
+}
+
+
+@pytest.mark.parametrize("module", STOPPING_MODULES)
+def test_the_compile_sandbox_stops_where_the_cpu_worker_does(course, tmp_path, module):
+    """A module that raises, or holds state its pruner could keep from one launch to the next, is the same error
+    in the GPU stage (bench, inspect) as in the CPU check, naming the line: not the compile sandbox's traceback."""
+    from grader.gpu.bench import _compile_verdict
+    from grader.gpu.inspection import inspect_kernel
+    from grader.pipeline.grade import grade_submission
+    state, calls, expected = STOPPING_MODULES[module]
+    path = tmp_path / "stopping.py"
+    path.write_text(counting(state, "pass", calls))
+    expected = expected.format(name=path.name)
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
+    verdict = _compile_verdict(puzzle, source, outcome, payload, True)
+    assert verdict["status"] == "error" and expected in verdict["reason"], verdict
+    (checked,) = grade_submission(course, path, ["vector_add"]).puzzles
+    assert checked.status == "error" and checked.diagnostics[0].message == verdict["reason"]
+    with pytest.raises(SubmissionError, match=re.escape(f"vector_add: {verdict['reason']}")):
+        inspect_kernel(course, path, "vector_add", 90)
+
+
+@pytest.mark.parametrize("raised, malformed", [
+    ({"message": "ValueError", "module": "elsewhere", "line": 3}, "the module that raised is unknown"),
+    ({"message": "ValueError", "module": "<main>", "line": "3"}, "a line is not a number"),
+    ("ValueError", "not a mapping"),
+])
+def test_what_the_compile_sandbox_says_stopped_the_module_is_checked(course, raised, malformed):
+    from grader.gpu.bench import _check_compiled, compile_job
+    source = load_submission(ROOT / "solutions" / "vector_add.py", course, ["vector_add"])["vector_add"].source
+    with pytest.raises(MalformedResult, match=malformed):
+        _check_compiled({"module_raised": raised}, compile_job(course.puzzle("vector_add"), source))
 
 
 @pytest.mark.parametrize("kernel, kept, pruned, message", [

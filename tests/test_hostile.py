@@ -10,7 +10,7 @@ import pytest
 
 from grader.settings import Settings
 
-from conftest import ROOT, grade_files
+from conftest import ROOT, counting, grade_files
 
 SOLUTION = (ROOT / "solutions" / "vector_add.py").read_text()
 BODY_START = "    pid = tl.program_id(axis=0)\n"
@@ -31,32 +31,6 @@ TOP = "import os, sys, signal\nimport torch\n"
 NO_MASK = SOLUTION.replace(", mask=mask)", ")")
 # An unmasked configuration a pruner keeps off the check's launches by counting them: the grader's launches are the
 # first few, a GPU's later ones would get it. `{state}` holds the count, `{count}` adds one, `{calls}` reads it.
-COUNTING_PRUNER = """import triton
-import triton.language as tl
-
-{state}
-
-
-def early_config_prune(configs, named_args, **kwargs):
-    {count}
-    return [config for config in configs if config.kwargs["MASKED"] or {calls} > 1000]
-
-
-@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": True}, num_warps=4),
-                          triton.Config({"BLOCK_SIZE": 1024, "MASKED": False}, num_warps=4)],
-                 key=["n_elements"], prune_configs_by={"early_config_prune": early_config_prune})
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, MASKED: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements if MASKED else None
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-"""
-
-
-def counting(state, count, calls):
-    return COUNTING_PRUNER.replace("{state}", state).replace("{count}", count).replace("{calls}", calls)
-
-
 # name: (file suffix, content, expected status, expected diagnostic kind or None)
 HOSTILE = {
     "corrupt notebook": (".ipynb", '{"cells": [ this is not json', "error", "load_error"),

@@ -23,9 +23,10 @@ from ..course import with_configuration_cases
 from ..pipeline.configs import validate_configs
 from .timing import floor_seconds, peaks
 from ..pipeline.cases import make_case
-from ..pipeline.grade import run_case
+from ..pipeline.grade import module_stopped_message, run_case
 from ..pipeline.load import MAIN, SubmissionError, load_read, read_submission
-from ..pipeline.protocol import MalformedResult, case_payload, check_runs, pruning_request, read_result
+from ..pipeline.protocol import (MalformedResult, case_payload, check_runs, kernel_request, module_raised,
+                                  read_result)
 from ..pipeline.results import printable
 from ..pipeline.sandbox import run_worker
 from ..settings import DEFAULT
@@ -70,6 +71,8 @@ def compile_in_sandbox(course, jobs, target, settings, scratch, workers=1):
 
 
 def _check_compiled(outcome, job):
+    if isinstance(outcome, dict) and outcome.get("module_raised") is not None:
+        return {"module_raised": module_raised(outcome["module_raised"], job["modules"])}
     if not isinstance(outcome, dict) or not isinstance(outcome.get("compiled"), dict) or \
             not isinstance(outcome.get("problems"), dict) or not isinstance(outcome.get("configs"), list):
         raise MalformedResult("not a compile outcome")
@@ -94,11 +97,8 @@ def _problem(problem):
 def compile_job(puzzle, source, verification=(), inspect=False, timed=True, job_id=None):
     """The compile sandbox's job: the rebuilt modules, the configurations and pruner to read, and the launches of
     the `verification` cases (their payloads) to compile."""
-    return {"id": job_id or puzzle.id, "puzzle": puzzle.id, "kernel": source.kernel, "modules": dict(source.modules),
-            "params": list(source.params), "configs": source.configs, "configs_module": source.configs_module,
-            "prune": pruning_request(source), "tuned": dict(source.tuned),
-            "variants": [dict(variant) for variant in source.variants],
-            "unseen_by_heuristics": list(source.unseen_by_heuristics),
+    return {"id": job_id or puzzle.id, "puzzle": puzzle.id, **kernel_request(source), "params": list(source.params),
+            "configs": source.configs, "configs_module": source.configs_module,
             "verification": [{"launches": [{"args": launch["args"]} for launch in case["launches"]],
                               "configuration": case.get("configuration", False)} for case in verification],
             "inspect": inspect, "timed": timed and puzzle.benchmark is not None}
@@ -229,6 +229,8 @@ def _compile_verdict(puzzle, source, outcome, payload, timed):
     else the puzzle's result."""
     if isinstance(outcome, str):
         return {"status": "error", "reason": outcome}
+    if "module_raised" in outcome:
+        return {"status": "error", "reason": module_stopped_message(source, outcome["module_raised"])}
     valid, problems = validate_configs(puzzle, outcome["configs"], source.params)
     if problems:
         return {"status": "error", "reason": "invalid tuning configuration: " + "; ".join(problems)}

@@ -19,7 +19,8 @@ from ..course import load_course
 from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe,
                                       key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
-from ..pipeline.worker import KernelModules, restrict_the_compilers_builtins
+from ..pipeline.load.module import MAIN
+from ..pipeline.worker import KernelModules, module_stopped, restrict_the_compilers_builtins
 from . import compiled
 from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants,
                                 read_configs, validate_configs)
@@ -29,7 +30,10 @@ def compile_puzzle(job, course, target, directory):
     puzzle = course.puzzle(job["puzzle"])
     modules = KernelModules(job["modules"], directory, f"gpu_{job['id']}", job["kernel"],
                             job.get("unseen_by_heuristics", ()))
-    kernel = getattr(modules.load(), job["kernel"])
+    stopped = module_stopped(modules, job)
+    if stopped is not None:
+        return {"module_raised": stopped}
+    kernel = getattr(modules.loaded[MAIN], job["kernel"])
     params = list(python_function(kernel).__code__.co_varnames[:python_function(kernel).__code__.co_argcount])
     configs = []
     if job["configs"] is not None:

@@ -17,6 +17,7 @@ from .bench import compile_in_sandbox, compile_job
 from ..pipeline.configs import validate_configs
 from ..pipeline.cases import make_case
 from ..pipeline.diagnose import hint
+from ..pipeline.grade import module_stopped_message
 from ..pipeline.load import SubmissionError, load_submission
 from ..pipeline.performance import places, summary
 from ..pipeline.protocol import case_payload
@@ -43,6 +44,8 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
         estimate = performance.result()
     if isinstance(outcome, str):
         raise SubmissionError(f"{puzzle.kernel} could not be compiled: {outcome}")
+    if "module_raised" in outcome:
+        raise SubmissionError(f"{puzzle.id}: {module_stopped_message(source, outcome['module_raised'])}")
     valid, problems = validate_configs(puzzle, outcome["configs"], source.params)
     if problems and puzzle.benchmark is not None:
         raise SubmissionError(f"invalid tuning configuration for {puzzle.id}: " + "; ".join(problems))

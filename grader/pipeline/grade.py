@@ -255,6 +255,13 @@ def _where_written(profile, source):
 MALFORMED = "Nothing the worker said about this puzzle was used."
 
 
+def module_stopped_message(source, raised):
+    """Why the kernel's module could not be used, from what a sandbox said stopped it (worker.module_stopped)."""
+    where = (f" at {source.describe_line(raised['line'], raised['module'])}: "
+             f"{source.line_text(raised['line'], raised['module'])}" if raised["line"] else "")
+    return f"running {source.kernel}'s module stopped{where}\n{raised['message']}"
+
+
 def _error(puzzle, kind, message):
     return PuzzleResult(puzzle.id, puzzle.title, "error", 0, puzzle.points, diagnostics=[Diagnostic(kind, message)])
 
@@ -264,11 +271,7 @@ def _puzzle_result(puzzle, source, outcome, seed, settings, pictures=None, perfo
     again with their programs in order, asked for the public cases that fail with their programs shuffled: where
     the sequential run passes, the kernel depends on the order (a hidden case's diagnostics say less)."""
     if outcome.get("module_raised"):
-        raised = outcome["module_raised"]
-        where = (f" at {source.describe_line(raised['line'], raised['module'])}: "
-                 f"{source.line_text(raised['line'], raised['module'])}" if raised["line"] else "")
-        return _error(puzzle, "load_error", f"running {source.kernel}'s module stopped{where}\n"
-                                            f"{raised['message']}")
+        return _error(puzzle, "load_error", module_stopped_message(source, outcome["module_raised"]))
     if outcome["compile"]:
         diagnostics = [Diagnostic("compile", _compile_message(puzzle, source, problem))
                        for problem in outcome["compile"]]

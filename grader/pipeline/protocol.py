@@ -31,13 +31,8 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
     or {puzzle id: the configuration to profile}), the performance stage's run at the benchmark size too.
     `spare_cores`: the machine has cores no other worker uses, for the worker's compiles. `order`: the order every
     case runs its programs in, instead of each case's own."""
-    request = {"id": key, "kernel": source.kernel, "modules": dict(source.modules),
-               "puzzle_params": list(puzzle.params), "targets": list(settings.compile_targets),
-               "spare_cores": bool(spare_cores), "tuned": dict(source.tuned),
-               "variants": [dict(variant) for variant in source.variants],
-               "prune": pruning_request(source),  # which configurations each case may run with
-               "host_code_at_launch": bool(source.heuristics) or source.prune is not None,
-               "unseen_by_heuristics": list(source.unseen_by_heuristics),
+    request = {"id": key, **kernel_request(source), "puzzle_params": list(puzzle.params),
+               "targets": list(settings.compile_targets), "spare_cores": bool(spare_cores),
                "cases": [case_payload(puzzle, case, order) for case in cases]}
     if profile and puzzle.benchmark is not None:
         request["profile"] = {"puzzle": puzzle.id, "configs": source.configs, "configs_module": source.configs_module,
@@ -45,6 +40,17 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
                               "seconds": settings.profile_timeout_s,
                               "target": GPUS[settings.estimate_gpu].compute_capability}
     return request
+
+
+def kernel_request(source):
+    """What a sandbox that runs the submission's modules (this stage's worker, the GPU stage's compile sandbox)
+    needs to know of its kernel: the rebuilt modules, the tuning constants every case runs with, and the host code
+    run at each launch."""
+    return {"kernel": source.kernel, "modules": dict(source.modules), "tuned": dict(source.tuned),
+            "variants": [dict(variant) for variant in source.variants],
+            "prune": pruning_request(source),  # which configurations each case may run with
+            "host_code_at_launch": bool(source.heuristics) or source.prune is not None,
+            "unseen_by_heuristics": list(source.unseen_by_heuristics)}
 
 
 def pruning_request(source):
@@ -94,7 +100,7 @@ def check_outcome(outcome, request, cases, settings):
     _expect(isinstance(compile_problems, list), "no list of compile problems")
     checked = {"compile": [_compile_problem(p, request, settings) for p in compile_problems[:10]], "cases": []}
     if outcome.get("module_raised") is not None:
-        checked["module_raised"] = _module_raised(outcome["module_raised"], request)
+        checked["module_raised"] = module_raised(outcome["module_raised"], request["modules"])
         return checked
     if checked["compile"]:
         return checked
@@ -235,11 +241,12 @@ def _int(value, low=None, high=None):
     return value
 
 
-def _module_raised(raised, request):
+def module_raised(raised, modules):
+    """What a sandbox says stopped the submission's `modules` when it ran them (worker.module_stopped), checked."""
     _expect(isinstance(raised, dict), "what the module raised is not a mapping")
     line, module = raised.get("line"), raised.get("module")
     _expect(line is None or isinstance(line, int) and not isinstance(line, bool), "a line is not a number")
-    _expect(module in request["modules"], "the module that raised is unknown")
+    _expect(module in modules, "the module that raised is unknown")
     return {"message": _text(raised.get("message")), "line": line, "module": module}
 
 

@@ -175,25 +175,35 @@ def _binding_line(text, name):
     return None
 
 
+def module_stopped(modules, job):
+    """None when the job's modules ran and hold no state its host code could keep from one launch to the next;
+    else why not, as data: {"message", "module", "line" (or None)}. Both sandboxes that run a submission's modules
+    (this worker and the GPU stage's compile sandbox) ask it first."""
+    try:
+        modules.load()
+    except ModuleRaised as raised:
+        message, module, line = raised.args
+        return {"message": message, "module": module, "line": line}
+    held = _held_state(modules) if job.get("host_code_at_launch") else None
+    if held is None:
+        return None
+    module, name, what = held
+    return {"message": (
+        f"{what}, made when the module runs: the kernel's heuristics or pruner, run at each launch, could consume "
+        "or change it and answer one way for the check's launches and another for later ones. Bind a tuple of the "
+        "values instead (tuple(...)), or make it inside the function that uses it"),
+        "module": module, "line": _binding_line(job["modules"][module], name)}
+
+
 def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
     strings)."""
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}", job["kernel"],
                             job.get("unseen_by_heuristics", ()))
-    try:
-        modules.load()
-    except ModuleRaised as raised:
-        message, module, line = raised.args
-        return {"compile": [], "cases": [], "module_raised": {"message": message, "module": module, "line": line}}
-    held = _held_state(modules) if job.get("host_code_at_launch") else None
-    if held is not None:
-        module, name, what = held
-        return {"compile": [], "cases": [], "module_raised": {"message": (
-            f"{what}, made when the module runs: the kernel's heuristics or pruner, run at each launch, could "
-            "consume or change it and answer one way for the check's launches and another for later ones. Bind "
-            "a tuple of the values instead (tuple(...)), or make it inside the function that uses it"),
-            "module": module, "line": _binding_line(job["modules"][module], name)}}
+    stopped = module_stopped(modules, job)
+    if stopped is not None:
+        return {"compile": [], "cases": [], "module_raised": stopped}
     # A tuning configuration's constants are passed to each launch, as Triton's autotuner passes them (a heuristic
     # may read them): the first configuration's, and each other's as a variant every case runs again with.
     tuned, variants = job.get("tuned", {}), job.get("variants", [])
