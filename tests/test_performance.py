@@ -659,6 +659,7 @@ def test_a_profile_that_takes_too_long_gives_no_estimate_and_takes_no_points():
 @pytest.mark.parametrize("configs,refused", [
     ("[triton.Config({'BLOCK_SIZE': 1024}, num_warps=3)]", "num_warps is one of"),
     ("[triton.Config({'BLOCK_SIZE': 1024})] + [c for c in filter(lambda c: True, [])]", "Lambda"),
+    ("[triton.Config({'BLOCK_SIZE': 1024})] * 1025", "1025 tuning configurations: the grader takes at most 1024"),
 ])
 def test_tuning_configurations_the_gpu_stage_refuses_get_no_estimate_and_take_no_points(tmp_path, configs, refused):
     """`bench` reports such a kernel as an error: an estimate would be of a launch that never comes (the course's),
@@ -672,6 +673,20 @@ def test_tuning_configurations_the_gpu_stage_refuses_get_no_estimate_and_take_no
     assert result.status == "pass" and result.points == result.max_points
     assert result.performance["error"].startswith("the GPU stage refuses the kernel's tuning configurations: ")
     assert refused in result.performance["error"]
+
+
+def test_a_hundred_tuning_configurations_get_an_estimate(tmp_path):
+    """A comprehension over tiles, warps and stages gives many: the check takes them as the GPU stage does (a kernel
+    tuned over 88 was an error of the check alone, its worker's answer refused as malformed)."""
+    from grader.pipeline.grade import grade_submission
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    path = tmp_path / "vector_add.py"
+    path.write_text(solution[:solution.index("@triton.autotune")] + solution[solution.index("@triton.jit"):]
+                    + "\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}, num_warps=w, num_stages=s)\n"
+                      "               for b in (256, 512, 1024, 2048) for w in (1, 2, 4, 8) for s in range(1, 8)]\n")
+    result = grade_submission(COURSE, path, ["vector_add"], performance=True).puzzle("vector_add")
+    assert result.status == "pass" and result.points == result.max_points, [d.message for d in result.diagnostics]
+    assert result.performance["error"] is None and result.performance["predicted_s"] > 0
 
 
 def test_the_estimate_alone_is_the_estimate_of_a_whole_check():

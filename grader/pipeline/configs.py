@@ -13,6 +13,11 @@ from .load.module import CONSTANT_TYPES
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
 
+# A comprehension over tiles, stages and warps gives a hundred configurations easily; the GPU stage compiles and times
+# each one.
+MOST_CONFIGURATIONS = 1024
+
+
 def read_configs(expression, namespace, kernel_names, target):
     """[{"kwargs", "num_warps", "num_stages"} or {"error"}] of the configurations `expression` gives when
     evaluated in `namespace` (a kernel's module, sandbox side) for an NVIDIA GPU of compute capability
@@ -25,6 +30,9 @@ def read_configs(expression, namespace, kernel_names, target):
         return [{"error": f"the tuning configurations raise {type(error).__name__}: {error}"}]
     if not isinstance(value, (list, tuple)):
         return [{"error": "the tuning configurations are not a list of triton.Config(...)"}]
+    if len(value) > MOST_CONFIGURATIONS:
+        return [{"error": f"{len(value)} tuning configurations: the grader takes at most {MOST_CONFIGURATIONS} (the "
+                          "GPU stage compiles and times each)"}]
     configs = []
     for config in value:
         if not isinstance(config, triton.Config):

@@ -12,6 +12,7 @@ import torch
 
 from ..course import configuration_case_base
 from .cases import other_garbage
+from .configs import MOST_CONFIGURATIONS
 from .load.files import UnreadableFile, read_regular_file
 from .performance import GPUS
 from .results import printable
@@ -121,7 +122,8 @@ def check_profile(profile, modules=None):
     modules, one of which (or None) each line is of (any short name where they are not known: a kept profile)."""
     _expect(isinstance(profile, dict), "the profile is not a mapping")
     configs = profile.get("configs")
-    _expect(isinstance(configs, list) and len(configs) <= 64, "the profile's configurations are not a list")
+    _expect(isinstance(configs, list) and len(configs) <= MOST_CONFIGURATIONS,
+            "the profile's configurations are not a list")
     if "error" in profile:
         return {"configs": configs, "error": _text(profile["error"], 500)}
     programs = profile.get("programs")
