@@ -277,3 +277,27 @@ def test_the_lane_layouts_told_ahead_are_the_compiles(course, tmp_path, puzzle_i
     assert told[True] == told[False]
     if puzzle_id == "outer_add":
         assert [entry for entry in told[True] if entry[2] == "store" and entry[3] is not None]
+
+
+@pytest.mark.parametrize("path, puzzle_id", [("solutions/matmul.py", "matmul"),
+                                             ("tests/alternatives/vector_add/tensor_descriptors.py", "vector_add")])
+def test_the_estimates_compile_without_proxy_fences_asks_the_same_of_an_sm(course, tmp_path, monkeypatch, path,
+                                                                           puzzle_id):
+    """The estimate's sm_90 compile skips the pass that inserts fences between shared memory's proxies (a quarter of
+    3.9's LLVM lowering at matmul's tiles): the registers, spills, shared memory and lane layouts are those of the
+    whole compile, for a tl.dot kernel (whose LLVM IR the pass leaves as it is) and for one of tensor descriptors
+    (whose LLVM IR it changes)."""
+    import contextlib
+
+    from grader.pipeline import compile_check
+    from grader.pipeline.traffic import Plan
+    from grader.pipeline.worker import KernelModules
+    puzzle = course.puzzle(puzzle_id)
+    source = load_submission(ROOT / path, course, [puzzle_id])[puzzle_id].source
+    modules = KernelModules(source.modules, tmp_path, "k")
+    kernel = getattr(modules.load(), source.kernel)
+    plan = Plan(kernel, puzzle, [])
+    without = compile_check.compile_resources(kernel, plan.args, 90, plan.config)
+    monkeypatch.setattr(compile_check, "_without_proxy_fences", contextlib.nullcontext)
+    whole = compile_check.compile_resources(kernel, plan.args, 90, plan.config)
+    assert "error" not in whole and without == whole
