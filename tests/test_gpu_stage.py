@@ -214,6 +214,8 @@ STOPPING_MODULES = {  # as test_hostile's: a module the sandbox cannot run, or o
                "stopped at {name} line 5: return 1 // 0\nZeroDivisionError"),
     "holds an iterator": ("CALLS = iter(range(10 ** 6))", "next(CALLS)",
                           "stopped at {name} line 4: CALLS = iter(range(10 ** 6))\nCALLS is an iterator"),
+    "zeroes an input": ("", "0", "stopped at {name} line 9: y *= 0\nits early_config_prune, run for a case's launch: "
+                                 "`y *= ...` would change the Tensor `y` holds in place"),
 }
 
 
@@ -226,7 +228,8 @@ def test_the_compile_sandbox_stops_where_the_cpu_worker_does(course, tmp_path, m
     from grader.pipeline.grade import grade_submission
     state, calls, expected = STOPPING_MODULES[module]
     path = tmp_path / "stopping.py"
-    path.write_text(counting(state, "pass", calls))
+    path.write_text(counting(state, "y = named_args['y_ptr']\n    y *= 0" if module == "zeroes an input" else "pass",
+                             calls))
     expected = expected.format(name=path.name)
     puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
     verdict = _compile_verdict(puzzle, source, outcome, payload, True)

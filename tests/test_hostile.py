@@ -103,9 +103,14 @@ HOSTILE = {
         "named_args, **kwargs):\n    calls = []", "named_args, calls=[], **kwargs):\n    calls.append(1)"),
         "fail", "out_of_bounds"),
     "counts launches with += on a mutable default": (".py", counting("", "calls += [1]", "len(calls)").replace(
-        "named_args, **kwargs):", "named_args, calls=[], **kwargs):"), "fail", "out_of_bounds"),
+        "named_args, **kwargs):", "named_args, calls=[], **kwargs):"), "error", "load_error"),
     "counts launches with += on an alias of a module's list": (".py", counting(
-        "CALLS = []", "calls = CALLS\n    calls += [1]", "len(CALLS)"), "fail", "out_of_bounds"),
+        "CALLS = []", "calls = CALLS\n    calls += [1]", "len(CALLS)"), "error", "load_error"),
+    "counts launches with |= on an alias of a module's set": (".py", counting(
+        "CALLS = set()", "calls = CALLS\n    calls |= {len(calls)}", "len(CALLS)"), "error", "load_error"),
+    # On a GPU, y *= 0 in the pruner zeroes the launch's y: the kernel's output is x alone.
+    "zeroes an input in its pruner": (".py", counting("", "y = named_args['y_ptr']\n    y *= 0", "0"),
+                                      "error", "load_error"),
     "counts launches with a module's iterator": (".py", counting("CALLS = iter(range(10 ** 9))", "n = next(CALLS)",
                                                                  "n"), "error", "load_error"),
     "counts launches with a generator a function made": (".py", counting(

@@ -20,7 +20,8 @@ from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, descr
                                       key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.load.module import MAIN
-from ..pipeline.worker import KernelModules, module_stopped, restrict_the_compilers_builtins
+from ..pipeline.load.rules import ChangedInPlace
+from ..pipeline.worker import KernelModules, changed_in_place, module_stopped, restrict_the_compilers_builtins
 from . import compiled
 from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants,
                                 read_configs, validate_configs)
@@ -33,6 +34,13 @@ def compile_puzzle(job, course, target, directory):
     stopped = module_stopped(modules, job)
     if stopped is not None:
         return {"module_raised": stopped}
+    try:
+        return _compile_launches(job, puzzle, modules, target, directory)
+    except ChangedInPlace as error:  # the kernel's pruner, asked which configurations a launch runs with
+        return {"module_raised": changed_in_place(error, modules)}
+
+
+def _compile_launches(job, puzzle, modules, target, directory):
     kernel = getattr(modules.loaded[MAIN], job["kernel"])
     params = list(python_function(kernel).__code__.co_varnames[:python_function(kernel).__code__.co_argcount])
     configs = []
@@ -72,6 +80,8 @@ def compile_puzzle(job, course, target, directory):
         launch = puzzle.benchmark.launch_config(valid[0], dict(sizes))
         try:
             return kept_indices(pruner, params, benchmark_arguments(puzzle, launch, sizes))
+        except ChangedInPlace:
+            raise
         except Exception:
             return every
 

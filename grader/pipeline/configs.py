@@ -9,6 +9,7 @@ So is its `prune_configs_by`'s early_config_prune, which decides which of them e
 import copy
 
 from .load.module import CONSTANT_TYPES
+from .load.rules import ChangedInPlace
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
@@ -99,7 +100,7 @@ def kept_configurations(pruner, case, params, own):
     Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
     cases run at their own blocks (a configuration case at its configuration's), so the pruner is asked of each
     configuration at those blocks. A pruner that raises here (one asking for the GPU's properties) prunes nothing,
-    as without one."""
+    as without one; one whose augmented assignment would change an object in place raises ChangedInPlace."""
     import triton
 
     if pruner is None:
@@ -123,6 +124,8 @@ def kept_configurations(pruner, case, params, own):
             matching = list(range(len(configs)))
         try:
             kept = [index for index in kept_indices((asked, prune), params, launch["args"]) if index in matching]
+        except ChangedInPlace:  # on a GPU it would change a launch's tensor, or keep state: the puzzle stops
+            raise
         except Exception as error:
             return None, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
         if not kept and case.get("configuration") and matching:

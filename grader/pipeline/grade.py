@@ -259,7 +259,7 @@ def module_stopped_message(source, raised):
     """Why the kernel's module could not be used, from what a sandbox said stopped it (worker.module_stopped)."""
     where = (f" at {source.describe_line(raised['line'], raised['module'])}: "
              f"{source.line_text(raised['line'], raised['module'])}" if raised["line"] else "")
-    return f"running {source.kernel}'s module stopped{where}\n{raised['message']}"
+    return f"{source.kernel}'s host code stopped{where}\n{raised['message']}"
 
 
 def _error(puzzle, kind, message):

@@ -33,7 +33,7 @@ from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
 from .load.module import MAIN
-from .load.rules import HOST_BUILTINS, HOST_MODULES
+from .load.rules import AUGMENTED_ASSIGNMENT, HOST_BUILTINS, HOST_MODULES, ChangedInPlace, augmented_assignment
 from .memcheck import MemoryChecker, OutOfBounds, Region
 
 
@@ -123,7 +123,8 @@ class KernelModules:
             raise ImportError(f"{name} cannot be imported by a kernel's module")
 
         safe = {name: getattr(builtins, name) for name in HOST_BUILTINS if hasattr(builtins, name)}
-        safe.update(__import__=restricted_import, getattr=_public_getattr, hasattr=_public_hasattr)
+        safe.update(__import__=restricted_import, getattr=_public_getattr, hasattr=_public_hasattr,
+                    **{AUGMENTED_ASSIGNMENT: augmented_assignment})
 
         def execute(name):
             module_name = f"{self.prefix}{suffix}" if name == MAIN else name
@@ -137,10 +138,8 @@ class KernelModules:
             except ModuleRaised:  # by a sibling module it imports: that one's line
                 raise
             except Exception as error:
-                frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-                          if frame.filename == str(self.paths[name])]
                 raise ModuleRaised(f"{type(error).__name__}: {error}"[:500], name,
-                                   frames[-1].lineno if frames else None) from None
+                                   self.line_raised(error, name)) from None
             return module
 
         main = execute(MAIN)
@@ -150,6 +149,15 @@ class KernelModules:
             layer.unseen = self.unseen
             layer = layer.fn
         return main
+
+    def line_raised(self, error, name=None):
+        """The line of the modules' (or of module `name`'s) code nearest to where `error` was raised, as (module
+        name, line), or its line alone with `name`; None where none of their code was running."""
+        frames = [(self.module_of(frame.filename), frame.lineno)
+                  for frame in traceback.extract_tb(error.__traceback__) if self.module_of(frame.filename) is not None]
+        if name is not None:
+            return next((line for module, line in reversed(frames) if module == name), None)
+        return frames[-1] if frames else (None, None)
 
     @property
     def files(self):
@@ -195,6 +203,14 @@ def module_stopped(modules, job):
         "module": module, "line": _binding_line(job["modules"][module], name)}
 
 
+def changed_in_place(error, modules):
+    """What stopped the kernel's pruner, as module_stopped says it: an augmented assignment that would change an
+    object in place (rules.ChangedInPlace), which on a GPU changes a launch's tensor or keeps state for later ones."""
+    module, line = modules.line_raised(error)
+    return {"message": f"its early_config_prune, run for a case's launch: {error}"[:500],
+            "module": module or MAIN, "line": line}
+
+
 def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
@@ -237,7 +253,10 @@ def run_puzzle(job, directory, course=None):
         runs = []
         with interpreting([vars(module) for module in modules.loaded.values()]):
             for case in job["cases"]:
-                kept, pruning = kept_configurations(pruner, case, params, params[len(job["puzzle_params"]):])
+                try:
+                    kept, pruning = kept_configurations(pruner, case, params, params[len(job["puzzle_params"]):])
+                except ChangedInPlace as error:
+                    return kernel, changed_in_place(error, modules), None
                 main, with_others = case_runs(kept, [tuned, *variants], given, len(case["launches"]))
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
                            launched=pruning.get("pruned") is None)
@@ -283,6 +302,8 @@ def run_puzzle(job, directory, course=None):
     if problems:
         return {"compile": problems, "cases": []}
     kernel, runs, profiled = interpreted
+    if isinstance(runs, dict):
+        return {"compile": [], "cases": [], "module_raised": runs}
     outcome = {"compile": [], "cases": runs, "resources": resources}
     if plan is not None and not any(run["error"] for run in runs):
         if profiled is None:  # the compile that knows the lane layouts came after the cases (compile_problems)

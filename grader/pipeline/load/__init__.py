@@ -26,7 +26,7 @@ from ...settings import DEFAULT
 from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile, written_files)
-from .module import (MAIN, ModuleDefinitions, closure, config_constants, constexpr_params, kernel_params,
+from .module import (MAIN, ModuleDefinitions, as_written, closure, config_constants, constexpr_params, kernel_params,
                      param_defaults, rebuild, skeleton, written_defaults)
 from .rules import resolve_decorator, stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
@@ -94,7 +94,7 @@ class KernelSource:
 
     def line_text(self, line, module=MAIN):
         lines = self.modules.get(module, "").split("\n")
-        return lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
+        return as_written(lines[line - 1].strip()) if line and 0 < line <= len(lines) else ""
 
 
 @dataclass

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import triton
 
 from .files import run_magic_module
-from .rules import (Checker, Known, Problem, has_docstring, import_known, is_skeleton, resolve_decorator,
-                    static_attribute)
+from .rules import (AUGMENTED_ASSIGNMENT, Checker, Known, Problem, bound_to_new_values, has_docstring, import_known,
+                    is_skeleton, resolve_decorator, static_attribute)
 
 TUNING_NAME = "GPU_CONFIGS"  # configurations for the GPU stage declared beside the kernel, read as data
 MAIN = "<main>"  # the rebuilt module of the graded file: not an identifier, so no sibling file can take its name
@@ -457,12 +457,17 @@ def _dependencies(binding, result, kernel):
     if binding.kind in ("constant", "tuning", "known", "sibling"):
         return list(binding.depends)
     checker = Checker(binding.module, host=binding.kind != "jit")
-    checker.body(binding.function, plain=binding.kind == "function")
+    checker.body(binding.function)
     if binding.kind == "jit":
         for call in binding.jit["heuristics"]:
             checker.used += _check_heuristics(call, binding.module, binding, result, binding is kernel)
-        if "wrapped" in binding.jit:
-            checker.used.append(binding.jit["wrapped"])
+        wrapped = binding.jit.get("wrapped")
+        while wrapped is not None:  # add_kernel = triton.jit(add): the body of `def add` is checked just now, as the
+            if all(b is not wrapped for b in result.bindings):  # kernel it is, never as host code
+                result.bindings.append(wrapped)
+                result.problems += [(wrapped.source, p) for p in wrapped.problems]
+            checker.used += [d for d in wrapped.depends if d is not wrapped.target]
+            wrapped = wrapped.target
     result.problems += [(binding.source, p) for p in checker.problems]
     return list(binding.depends) + checker.used
 
@@ -497,13 +502,14 @@ def rebuild(bindings, main):
         if binding.kind == "host" or binding.statement is None:
             continue
         by_module.setdefault(binding.module, []).append(binding)
+    kernels = {id(b.jit["wrapped"]) for b in bindings if b.kind == "jit" and "wrapped" in (b.jit or {})}
     modules = {}
     for module, members in by_module.items():
         name = MAIN if module is main else module.file.module_name
         lines, origins = [], []
         emitted = set()
         for binding in sorted(members, key=lambda b: b.order):
-            statement = _statement_for(binding)
+            statement = _statement_for(binding, id(binding) in kernels)
             key = (binding.order, ast.dump(statement))
             if key in emitted:
                 continue
@@ -516,7 +522,8 @@ def rebuild(bindings, main):
     return {MAIN: modules.pop(MAIN, ("", [])), **modules}
 
 
-def _statement_for(binding):
+def _statement_for(binding, kernel=False):
+    """`kernel`: a plain def that triton.jit(...) makes a kernel."""
     statement = binding.statement
     if isinstance(statement, ast.AnnAssign):
         # A module's annotation is evaluated when the module runs and means nothing to Triton: only the checked
@@ -524,6 +531,8 @@ def _statement_for(binding):
         return ast.copy_location(ast.Assign(targets=[statement.target], value=statement.value), statement)
     if isinstance(statement, ast.FunctionDef):
         statement = _without_annotations_triton_ignores(_without_docstrings(statement), binding.module)
+        if binding.kind in ("function", "constexpr_function") and not kernel:
+            statement = _augmented_assignments_checked(statement)
     if binding.kind != "jit" or binding.statement is not binding.function:
         return statement
     function = statement
@@ -742,6 +751,39 @@ def _with_defaults(function, values):
     function = copy.copy(function)
     function.args = arguments
     return function
+
+
+def _augmented_assignments_checked(function):
+    """A copy of a host function whose `name op= value` runs as `name = __augmented__(name, "Op", value, "name")`
+    (rules.augmented_assignment) where `name` may hold an object the function did not make."""
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    fresh = bound_to_new_values(function.body) - params
+
+    class Checked(ast.NodeTransformer):
+        def visit_AugAssign(self, node):
+            if not isinstance(node.target, ast.Name) or node.target.id in fresh:
+                return node
+            name = node.target.id
+            call = ast.Call(func=ast.Name(AUGMENTED_ASSIGNMENT, ast.Load()),
+                            args=[ast.Name(name, ast.Load()), ast.Constant(type(node.op).__name__), node.value,
+                                  ast.Constant(name)], keywords=[])
+            return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), node)
+
+    return ast.fix_missing_locations(Checked().visit(copy.deepcopy(function)))
+
+
+def as_written(line):
+    """A line of a rebuilt module as the student wrote it: `x -= 1`, not `x = __augmented__(x, 'Sub', 1, 'x')`."""
+    try:
+        (statement,) = ast.parse(line).body
+    except (SyntaxError, ValueError):
+        return line
+    call = statement.value if isinstance(statement, ast.Assign) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == AUGMENTED_ASSIGNMENT):
+        return line
+    target, operation, value, _ = call.args
+    return ast.unparse(ast.AugAssign(target=ast.Name(target.id, ast.Store()), op=getattr(ast, operation.value)(),
+                                     value=value))
 
 
 def _without_docstrings(function):

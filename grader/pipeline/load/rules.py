@@ -23,6 +23,7 @@ import importlib
 import importlib.machinery
 import inspect
 import itertools
+import operator
 import os
 import sys
 import types
@@ -238,7 +239,6 @@ class Checker:
         self.value_attributes = HOST_VALUE_ATTRIBUTES if host else VALUE_ATTRIBUTES
         self.locals = set(local_names)
         self.own_lists = set()  # the locals a function binds once, to a list it makes: those it may grow
-        self.new_values = None  # the locals a plain function binds to new objects only: those it may `+=`
         self.early = set()  # ids of the Name nodes that read a local before it is certainly assigned (body)
         self.bases = set()  # ids of the nodes read as `node.name` or getattr(node, "name"), where a module may be
         self.problems = []
@@ -267,15 +267,12 @@ class Checker:
             self.expression(default, host=True)
         return self.problems
 
-    def body(self, node, plain=False):
-        """What a function runs when it is called (its names are read then: the module's last bindings). `plain`:
-        a function no decorator makes a kernel or a compile-time helper (a pruner, or what one calls, run at each
-        launch): its augmented assignments change only names it binds to new values."""
+    def body(self, node):
+        """What a function runs when it is called (its names are read then: the module's last bindings)."""
         arguments = node.args
         params = {a.arg for a in arguments.posonlyargs + arguments.args}
         self.locals |= params | _stored_names(node.body)
         self.own_lists = _own_lists(node.body, self.namespace) - params
-        self.new_values = _new_values(node.body) - params if plain else None
         self.early = _reads_before_assignment(node.body, params)
         for statement in node.body[1:] if has_docstring(node) else node.body:
             self.visit(statement)
@@ -455,14 +452,6 @@ class Checker:
         elif name not in self.value_attributes:
             self.refuse(node, f"`.{name}` is not something the grader evaluates for a submission" if self.host else
                         f"`.{name}` is not part of the API of Triton's tensors and types")
-
-    def visit_AugAssign(self, node):
-        if self.new_values is not None and isinstance(node.target, ast.Name) and node.target.id not in self.new_values:
-            self.refuse(node, "an augmented assignment is evaluated only on a name the function binds to new "
-                              "values alone (`total = 0`, `kept = []`): on a list bound elsewhere (a "
-                              "default, a module's) it would change that list in place, state kept from one call to "
-                              "the next")
-        self.generic_visit(node)
 
     def visit_Subscript(self, node):
         if not isinstance(node.ctx, ast.Load):
@@ -662,6 +651,31 @@ def _stored_names(statements):
     return names
 
 
+# Host code's `name op= value` where `name` may hold an object made elsewhere (`whole = named_args["N"]`, then
+# `whole -= ...`) runs as `name = __augmented__(name, "Sub", value, "name")` (module.py rebuilds it so): the rules
+# cannot tell an int from a tensor or a module's list, which `-=` would change in place for other calls to see.
+AUGMENTED_ASSIGNMENT = "__augmented__"
+_OPERATIONS = {"Add": ("+", "add"), "Sub": ("-", "sub"), "Mult": ("*", "mul"), "MatMult": ("@", "matmul"),
+               "Div": ("/", "truediv"), "FloorDiv": ("//", "floordiv"), "Mod": ("%", "mod"), "Pow": ("**", "pow"),
+               "LShift": ("<<", "lshift"), "RShift": (">>", "rshift"), "BitOr": ("|", "or"), "BitXor": ("^", "xor"),
+               "BitAnd": ("&", "and")}
+
+
+class ChangedInPlace(TypeError):
+    """Host code's augmented assignment would change an object in place (augmented_assignment)."""
+
+
+def augmented_assignment(value, operation, operand, name):
+    """What `name op= operand` binds `name` to, where `name` held `value`: `value op operand`, which is what Python
+    binds it to for every object that has no in-place form of the operation (numbers, strings, tuples); raises
+    ChangedInPlace for one that has (a list, a dict, a tensor), which it would change in place."""
+    symbol, method = _OPERATIONS[operation]
+    if hasattr(type(value), f"__i{method}__"):
+        raise ChangedInPlace(f"`{name} {symbol}= ...` would change the {type(value).__name__} `{name}` holds in place, for "
+                        f"the launch and later calls to see: write `{name} = {name} {symbol} ...`, a new value")
+    return getattr(operator, method if method not in ("and", "or") else f"{method}_")(value, operand)
+
+
 # What an assignment binds a name to that is a new object, never one that exists elsewhere: `x += ...` on such a
 # name changes nothing another call sees (on a list bound elsewhere it would extend that list in place).
 NEW_VALUES = (ast.Constant, ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
@@ -682,7 +696,7 @@ def _bound_only_to(statements, makes_new):
     return {store.id for store in stores} - {store.id for store in stores if id(store) not in made}
 
 
-def _new_values(statements):
+def bound_to_new_values(statements):
     """The names a block of statements binds to new objects alone (NEW_VALUES)."""
     return _bound_only_to(statements, lambda value: isinstance(value, NEW_VALUES))
 
