@@ -203,7 +203,9 @@ TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr
     ("LISTED", True),  # a module-level list, bound once
     # Given unlike, every case runs with each value: the second's 0 leaves y out, and the kernel fails there.
     ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", "fail"),
-    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': True})]", False),
+    # 1 and True, or True and 0, are two launches of the kernel (two specialisations): each runs every case.
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': True})]", True),
+    ("[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': True}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]", "fail"),
     # Which values Triton launches with is not the grader's to say where the configurations could give others.
     ("[triton.Config({'ADD_Y': 1})] if CHEAP else [triton.Config({'ADD_Y': 0})]", False),
     # A comprehension over lists written out (Triton's persistent matmul tutorial), ranges, with filters of

@@ -19,7 +19,7 @@ from ..course import load_course
 from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe,
                                       key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
-from ..pipeline.load.module import MAIN
+from ..pipeline.load.module import MAIN, typed
 from ..pipeline.load.rules import ChangedInPlace
 from ..pipeline.worker import KernelModules, changed_in_place, module_stopped, restrict_the_compilers_builtins
 from . import compiled
@@ -124,8 +124,8 @@ def _compile_launches(job, puzzle, modules, target, directory):
         for suffix, launches in runs:
             for launch_index, (launch, values) in enumerate(zip(case["launches"], launches)):
                 wanted, indices = {**firsts, **values}, (kept[launch_index] if kept else None) or every
-                index = next((i for i in indices if given and {name: given[i].get(name) for name in wanted} == wanted),
-                             indices[0])
+                index = next((i for i in indices if given and
+                              typed({name: given[i].get(name) for name in wanted}) == typed(wanted)), indices[0])
                 config, constants = configured_launch(index)
                 build(f"verify-{case_index}-{launch_index}{suffix}", launch["args"], config, views=True,
                       constants=constants)

@@ -8,7 +8,7 @@ So is its `prune_configs_by`'s early_config_prune, which decides which of them e
 """
 import copy
 
-from .load.module import CONSTANT_TYPES
+from .load.module import CONSTANT_TYPES, typed
 from .load.rules import ChangedInPlace
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
@@ -148,12 +148,16 @@ def case_runs(kept, constants, given, launches):
     # values as the kernel's defaults.
     firsts = {name: given[0].get(name) for name in names} if given else {}
     kept_constants = [[values for values in constants if any(
-        {name: given[i].get(name) for name in names} == {**firsts, **values} for i in indices)] or constants
-        for indices in kept] if kept is not None else [constants] * launches
-    first = [next(values for values in constants if values in launch_kept) for launch_kept in kept_constants]
-    again = [[values if values in launch_kept else launch_first for launch_kept, launch_first in
+        typed({name: given[i].get(name) for name in names}) == typed({**firsts, **values}) for i in indices)]
+        or constants for indices in kept] if kept is not None else [constants] * launches
+
+    def among(values, others):
+        return any(typed(values) == typed(other) for other in others)
+    first = [next(values for values in constants if among(values, launch_kept)) for launch_kept in kept_constants]
+    again = [[values if among(values, launch_kept) else launch_first for launch_kept, launch_first in
               zip(kept_constants, first)] for values in constants[1:]]
-    return first, [None if launches == first else launches for launches in again]
+    return first, [None if [typed(v) for v in launches] == [typed(v) for v in first] else launches
+                   for launches in again]
 
 
 def launched_constants(kernel, configurations):

@@ -32,7 +32,7 @@ from .configs import case_runs, kept_configurations, kept_indices, kernel_pruner
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
-from .load.module import MAIN
+from .load.module import MAIN, typed
 from .load.rules import AUGMENTED_ASSIGNMENT, HOST_BUILTINS, HOST_MODULES, ChangedInPlace, augmented_assignment
 from .memcheck import MemoryChecker, OutOfBounds, Region
 
@@ -261,8 +261,8 @@ def run_puzzle(job, directory, course=None):
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
                            launched=pruning.get("pruned") is None)
                 run.update(pruning)
-                if any(constants != tuned for constants in main):
-                    run["constants"] = next(constants for constants in main if constants != tuned)
+                if any(typed(constants) != typed(tuned) for constants in main):
+                    run["constants"] = next(constants for constants in main if typed(constants) != typed(tuned))
                 refill = {name: parents for name, parents in case.get("refill", {}).items()
                           if name in run["read_unwritten"]}
                 if refill and run["error"] is None:  # the output read before it was stored: did it matter?

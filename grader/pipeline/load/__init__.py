@@ -27,7 +27,7 @@ from ..results import Diagnostic, SubmissionError, printable
 from .files import (SUFFIXES, CodeBudget, SubmissionFile, list_directory, parse_file, read_bytes, read_file,
                     read_regular_file, session_sources, UnreadableFile, written_files)
 from .module import (MAIN, ModuleDefinitions, as_written, closure, config_constants, constexpr_params, kernel_params,
-                     param_defaults, rebuild, skeleton, written_defaults)
+                     param_defaults, rebuild, skeleton, typed, written_defaults)
 from .rules import resolve_decorator, stdlib_or_installed
 from ..interpret import LAUNCH_OPTIONS
 
@@ -499,15 +499,14 @@ def _loaded(puzzle, file, binding, notes):
     def configured(config, name):
         return config[name] if name in config else written[name]
     tuned = [name for name in params[len(puzzle.params):] if name not in kernel_closure.heuristics and given and
-             any(name in config for config in given) and all(name in config or name in written for config in given)
-             and len({type(configured(config, name)) for config in given}) == 1]
+             any(name in config for config in given) and all(name in config or name in written for config in given)]
     first = {name: configured(given[0], name) for name in tuned}
     binding.resolved().jit["tuned_defaults"] = {name: value for name, value in first.items()
                                                 if all(name in config for config in given)}
     variants = []
     for config in given[1:]:
         variant = {name: configured(config, name) for name in tuned}
-        if variant != first and variant not in variants:
+        if typed(variant) != typed(first) and all(typed(variant) != typed(other) for other in variants):
             variants.append(variant)
     starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)
     if starred:

@@ -21,6 +21,7 @@ import tokenize
 from dataclasses import dataclass, field
 
 import triton
+import triton.language as tl
 
 from .files import run_magic_module
 from .rules import (AUGMENTED_ASSIGNMENT, Checker, Known, Problem, bound_to_new_values, has_docstring, import_known,
@@ -714,9 +715,17 @@ def _module_literals(module):
         statement = binding.statement
         if binding.kind == "constant" and name not in module.bound_again and isinstance(statement, ast.Assign) \
                 and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-            value = _evaluated(statement.value, {})
+            value = _evaluated(_unwrapped(statement.value, module), {})
         literals[name] = value if isinstance(value, (tuple, int, float, bool, str)) else _UNREAD
     return literals
+
+
+def _unwrapped(node, module):
+    """`x` of `tl.constexpr(x)`, which a kernel reads as `x`; any other expression as it is."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+            resolve_decorator(node.func, module)[0] is tl.constexpr:
+        return node.args[0]
+    return node
 
 
 def _bind(target, item, loop_values):
@@ -854,13 +863,21 @@ def param_defaults(binding):
     return set(params[len(params) - len(arguments.defaults):]) if arguments.defaults else set()
 
 
+def typed(constants):
+    """{name: (type, value)} of a launch's constants, to compare as launches: MASKED=0 is another specialisation of a
+    kernel than MASKED=False, though 0 == False."""
+    return {name: (type(value), value) for name, value in constants.items()}
+
+
 def written_defaults(binding):
-    """{parameter: its default} of the parameters whose default is written out as a number, boolean or string."""
+    """{parameter: its default} of the parameters whose default is written out as a number, boolean or string, or as
+    arithmetic of module constants bound once to one (MASKED: tl.constexpr = MASK_ON), in tl.constexpr(...) or not."""
     arguments = binding.resolved().function.args
     params = kernel_params(binding)
     named = zip(params[len(params) - len(arguments.defaults):], arguments.defaults) if arguments.defaults else ()
-    return {name: default.value for name, default in named
-            if isinstance(default, ast.Constant) and type(default.value) in CONSTANT_TYPES}
+    literals = _module_literals(binding.resolved().module)
+    values = {name: _evaluated(_unwrapped(default, binding.resolved().module), literals) for name, default in named}
+    return {name: value for name, value in values.items() if type(value) in CONSTANT_TYPES}
 
 
 def constexpr_params(binding):
