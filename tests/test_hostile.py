@@ -108,6 +108,19 @@ HOSTILE = {
         "CALLS = []", "calls = CALLS\n    calls += [1]", "len(CALLS)"), "error", "load_error"),
     "counts launches with |= on an alias of a module's set": (".py", counting(
         "CALLS = set()", "calls = CALLS\n    calls |= {len(calls)}", "len(CALLS)"), "error", "load_error"),
+    # A pruner also made a kernel by triton.jit(pruner), named in a branch of the kernel that never runs: its body
+    # must still be checked as the host code it is too.
+    "counts launches in a pruner also made a kernel": (".py", counting(
+        "CALLS = []", "calls = CALLS\n    calls += [1]", "len(CALLS)").replace(
+        "named_args, **kwargs):", "named_args):").replace(
+        "return [config for config in configs if config.kwargs[\"MASKED\"] or len(CALLS) > 1000]",
+        "return configs if len(CALLS) > 1000 else configs[:1]").replace(
+        "\n\n@triton.autotune", "\n\n_never = triton.jit(early_config_prune)\n\n\n@triton.autotune").replace(
+        "    mask = offsets", "    if BLOCK_SIZE == 7:\n        _never(x_ptr, y_ptr)\n    mask = offsets"),
+        "error", "load_error"),
+    "counts compiles in a compile-time helper's list default, with no pruner": (".py", SOLUTION.replace(
+        "@triton.jit", "@triton.constexpr_function\ndef calls(seen=[]):\n    seen += [0]\n    return len(seen)\n\n\n"
+        "@triton.jit").replace("    pid = ", "    N: tl.constexpr = calls()\n    pid = "), "error", "load_error"),
     # On a GPU, y *= 0 in the pruner zeroes the launch's y: the kernel's output is x alone.
     "zeroes an input in its pruner": (".py", counting("", "y = named_args['y_ptr']\n    y *= 0", "0"),
                                       "error", "load_error"),

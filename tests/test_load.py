@@ -179,18 +179,30 @@ def test_annotations_triton_reads_are_kept_and_the_others_left_out(tmp_path, cou
     "key=['n_elements'])(_add)",
     "add_kernel = triton.heuristics({'EVEN': lambda args: args['n_elements'] % args['BLOCK_SIZE'] == 0})("
     "triton.jit(_add))",
+    "add_kernel = triton.jit(_add)",
+    "plain = _add\nadd_kernel = triton.jit(plain)",  # the grader crashed on the alias
 ])
 def test_decorators_applied_as_calls_are_the_same_kernel(tmp_path, grade, applied):
     """Triton's decorators called on a function (a style of its own tests) make the kernel the decorated def makes:
     the notebook's check, which holds the object, passed it, and the command refused it as not a function."""
     kernel = SOLUTION.replace("def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):",
                               "def _add(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, EVEN=False):")
-    if "triton.jit(_add)" in applied:  # a plain def, made a kernel by the calls alone
+    if "triton.jit(" in applied:  # a plain def, made a kernel by the calls alone
         kernel = kernel[:kernel.index("@triton.autotune(")] + kernel[kernel.index("def _add("):]
     path = tmp_path / "vector_add.py"
     path.write_text(kernel + "\n\n" + applied + "\n")
     result = grade(path).puzzle("vector_add")
     assert result.status == "pass", [d.message for d in result.diagnostics]
+
+
+def test_triton_jit_of_another_files_def_is_refused_with_where_to_write_it(tmp_path, grade):
+    plain = SOLUTION[:SOLUTION.index("@triton.autotune(")] + SOLUTION[SOLUTION.index("def add_kernel("):]
+    (tmp_path / "my_add.py").write_text(plain.replace("def add_kernel(", "def add("))
+    path = tmp_path / "vector_add.py"
+    path.write_text("import triton\nfrom my_add import add\n\nadd_kernel = triton.jit(add)\n")
+    result = grade(tmp_path).puzzle("vector_add")  # a folder's files import each other
+    assert result.status == "error" and "triton.jit of `add`, a def of another file: write @triton.jit above the def " \
+        "in its file" in result.diagnostics[0].message, [d.message for d in result.diagnostics]
 
 
 TUNED = SOLUTION.replace("BLOCK_SIZE: tl.constexpr):", "BLOCK_SIZE: tl.constexpr, ADD_Y: tl.constexpr):").replace(

@@ -50,7 +50,7 @@ def kernel_request(source):
     return {"kernel": source.kernel, "modules": dict(source.modules), "tuned": dict(source.tuned),
             "variants": [dict(variant) for variant in source.variants],
             "prune": pruning_request(source),  # which configurations each case may run with
-            "host_code_at_launch": bool(source.heuristics) or source.prune is not None,
+            "host_code_at_launch": source.host_code_at_launch,
             "unseen_by_heuristics": list(source.unseen_by_heuristics)}
 
 

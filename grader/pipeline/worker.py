@@ -197,9 +197,10 @@ def module_stopped(modules, job):
         return None
     module, name, what = held
     return {"message": (
-        f"{what}, made when the module runs: the kernel's heuristics or pruner, run at each launch, could consume "
-        "or change it and answer one way for the check's launches and another for later ones. Bind a tuple of the "
-        "values instead (tuple(...)), or make it inside the function that uses it"),
+        f"{what}, made when the module runs: host code run at each launch or compile (a heuristic, a pruner, a "
+        "@triton.constexpr_function) could consume or change it and answer one way for the check's launches and "
+        "another for later ones. Bind a tuple of the values instead (tuple(...)), or make it inside the function "
+        "that uses it"),
         "module": module, "line": _binding_line(job["modules"][module], name)}
 
 

@@ -77,6 +77,9 @@ class KernelSource:
     # The names the tuning configurations give, where every @triton.heuristics sits above @triton.autotune: Triton
     # runs those heuristics on the launch's own arguments, before the autotuner adds a configuration's constants
     unseen_by_heuristics: tuple = ()
+    # Whether host code runs at each launch or compile (a heuristic, a pruner, a @triton.constexpr_function): what it
+    # could keep from one to the next is refused (worker.module_stopped)
+    host_code_at_launch: bool = False
 
     @property
     def module(self):
@@ -576,7 +579,9 @@ def _loaded(puzzle, file, binding, notes):
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
         configs_module=configs_module, prune=prune, config_problems=tuple(kernel_closure.config_problems),
         tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given),
-        unseen_by_heuristics=unseen)
+        unseen_by_heuristics=unseen,
+        host_code_at_launch=bool(kernel_closure.heuristics) or prune is not None or
+        any(b.kind == "constexpr_function" for b in kernel_closure.bindings))
     return Loaded("found", source, file.name, notes=notes)
 
 

@@ -48,6 +48,7 @@ class Binding:
     function: ast.FunctionDef = None  # jit, constexpr_function, function: the def
     jit: dict = None  # jit: {"call": the jit decorator's call, "heuristics": [...], "configs": expression}
     target: "Binding" = None  # an alias, or a name imported from a sibling: what it names
+    jitted: bool = False  # function: a plain def that `kernel = triton.jit(def)` makes a kernel
 
     @property
     def source(self):
@@ -223,10 +224,16 @@ class ModuleDefinitions:
             decorator, _ = resolve_decorator(value.func, self)
             wrapped = self.names[value.args[0].id]
             if decorator is triton.jit and wrapped.kind == "function":  # add_kernel = triton.jit(add)
+                function = wrapped.resolved()
+                if function.module is not self:  # from helpers import add: a def read in its own file's names
+                    self._host(names[0], statement, order, f"triton.jit of `{value.args[0].id}`, a def of another "
+                                                           "file: write @triton.jit above the def in its file")
+                    return
+                function.jitted = True
                 checker = Checker(self, host=True)
                 checker.expression(value.func)
-                checker.signature(wrapped.function)  # a kernel's now: every parameter by name
-                self._bind(Binding("jit", names[0], self, statement, order, function=wrapped.function,
+                checker.signature(function.function)  # a kernel's now: every parameter by name
+                self._bind(Binding("jit", names[0], self, statement, order, function=function.function,
                                    depends=checker.used, problems=checker.problems,
                                    jit={"call": None, "heuristics": [], "configs": None,
                                         "wrapped": wrapped, "decorators": [value.func]}))
@@ -419,6 +426,7 @@ def closure(binding):
         if expression is kernel.jit.get("configs") and kernel.jit.get("prune") is not None:
             pruning = Closure()  # apart: a pruner the grader cannot run leaves the configurations as they are
             _walk(kernel.jit["prune_depends"], kernel, pruning)
+            result.problems += [(source, p) for source, p in pruning.problems if p.whole_kernel]
             problems = kernel.jit["prune_problems"] + [f"{p.code}: {p.message}" for _, p in pruning.problems]
             if problems:
                 result.prune_problems = problems
@@ -458,6 +466,12 @@ def _dependencies(binding, result, kernel):
     if binding.kind in ("constant", "tuning", "known", "sibling"):
         return list(binding.depends)
     checker = Checker(binding.module, host=binding.kind != "jit")
+    if binding.jitted:  # reached as host code (a kernel may not call a plain def): its body is a kernel's too
+        result.problems.append((binding.source, Problem(binding.function.lineno, "", (
+            f"`{binding.name}` is made a kernel by triton.jit({binding.name}) and run as host code too (a pruner, a "
+            "heuristic or what one calls): the grader checks a def as one or the other; give each its own def"),
+            host=True, whole_kernel=True)))
+        return list(binding.depends)
     checker.body(binding.function)
     if binding.kind == "jit":
         for call in binding.jit["heuristics"]:
@@ -503,14 +517,13 @@ def rebuild(bindings, main):
         if binding.kind == "host" or binding.statement is None:
             continue
         by_module.setdefault(binding.module, []).append(binding)
-    kernels = {id(b.jit["wrapped"]) for b in bindings if b.kind == "jit" and "wrapped" in (b.jit or {})}
     modules = {}
     for module, members in by_module.items():
         name = MAIN if module is main else module.file.module_name
         lines, origins = [], []
         emitted = set()
         for binding in sorted(members, key=lambda b: b.order):
-            statement = _statement_for(binding, id(binding) in kernels)
+            statement = _statement_for(binding)
             key = (binding.order, ast.dump(statement))
             if key in emitted:
                 continue
@@ -523,8 +536,7 @@ def rebuild(bindings, main):
     return {MAIN: modules.pop(MAIN, ("", [])), **modules}
 
 
-def _statement_for(binding, kernel=False):
-    """`kernel`: a plain def that triton.jit(...) makes a kernel."""
+def _statement_for(binding):
     statement = binding.statement
     if isinstance(statement, ast.AnnAssign):
         # A module's annotation is evaluated when the module runs and means nothing to Triton: only the checked
@@ -532,8 +544,8 @@ def _statement_for(binding, kernel=False):
         return ast.copy_location(ast.Assign(targets=[statement.target], value=statement.value), statement)
     if isinstance(statement, ast.FunctionDef):
         statement = _without_annotations_triton_ignores(_without_docstrings(statement), binding.module)
-        if binding.kind in ("function", "constexpr_function") and not kernel:
-            statement = _augmented_assignments_checked(statement)
+        if binding.kind in ("function", "constexpr_function") and not binding.jitted:
+            statement = _augmented_assignments_checked(statement, binding.module)
     if binding.kind != "jit" or binding.statement is not binding.function:
         return statement
     function = statement
@@ -762,11 +774,10 @@ def _with_defaults(function, values):
     return function
 
 
-def _augmented_assignments_checked(function):
+def _augmented_assignments_checked(function, module):
     """A copy of a host function whose `name op= value` runs as `name = __augmented__(name, "Op", value, "name")`
     (rules.augmented_assignment) where `name` may hold an object the function did not make."""
-    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
-    fresh = bound_to_new_values(function.body) - params
+    fresh = bound_to_new_values(function, module)
 
     class Checked(ast.NodeTransformer):
         def visit_AugAssign(self, node):

@@ -121,11 +121,13 @@ def _article(what):
 class Problem:
     """Why a definition is refused: where (a line of its source), the code, and why, in words a student acts on.
     `host`: it is host code the grader does not run (where the GPU might take it), not a kernel that is not
-    Triton."""
+    Triton. `whole_kernel`: found in a pruner, it refuses the kernel rather than leave the pruner unrun (the pruner
+    would run on a GPU, and what the grader cannot check there it must not pass)."""
     line: int
     code: str
     message: str
     host: bool = False
+    whole_kernel: bool = False
 
     def describe(self, source):
         return f"{source.where(self.line)}: {self.code}\n{self.message}" if self.code else \
@@ -696,9 +698,32 @@ def _bound_only_to(statements, makes_new):
     return {store.id for store in stores} - {store.id for store in stores if id(store) not in made}
 
 
-def bound_to_new_values(statements):
-    """The names a block of statements binds to new objects alone (NEW_VALUES)."""
-    return _bound_only_to(statements, lambda value: isinstance(value, NEW_VALUES))
+NEW_OBJECT_BUILTINS = ("list", "dict", "set", "tuple", "sorted")
+
+
+def bound_to_new_values(function, namespace=()):
+    """The names a function binds to new objects alone (NEW_VALUES, or a call of a builtin that makes one; the
+    module's `namespace` may hide it): its `x op= ...` on them changes nothing another call sees. A parameter counts
+    where the function binds it so before anything augments it (`configs = [c for c in configs if ...]` first)."""
+    def makes_new(value):
+        return isinstance(value, NEW_VALUES) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id in NEW_OBJECT_BUILTINS and value.func.id not in namespace
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    return _bound_only_to(function.body, makes_new) - {name for name in params
+                                                       if not _bound_before_augmented(function.body, name)}
+
+
+def _bound_before_augmented(statements, name):
+    """Whether one of `statements` binds `name` alone, by an assignment, before any augments it."""
+    for statement in statements:
+        targets = statement.targets if isinstance(statement, ast.Assign) else \
+            [statement.target] if isinstance(statement, ast.AnnAssign) else []
+        if targets and all(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+        if any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name
+               for node in ast.walk(statement)):
+            return False
+    return False
 
 
 def _own_lists(statements, namespace=()):
