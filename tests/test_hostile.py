@@ -119,8 +119,13 @@ HOSTILE = {
         "    mask = offsets", "    if BLOCK_SIZE == 7:\n        _never(x_ptr, y_ptr)\n    mask = offsets"),
         "error", "load_error"),
     "counts compiles in a compile-time helper's list default, with no pruner": (".py", SOLUTION.replace(
-        "@triton.jit", "@triton.constexpr_function\ndef calls(seen=[]):\n    seen += [0]\n    return len(seen)\n\n\n"
-        "@triton.jit").replace("    pid = ", "    N: tl.constexpr = calls()\n    pid = "), "error", "load_error"),
+        "@triton.autotune(", "@triton.constexpr_function\ndef calls(seen=[]):\n    seen += [0]\n    return len(seen)"
+        "\n\n\n@triton.autotune(").replace("    pid = ", "    N: tl.constexpr = calls()\n    pid = "), "error", "load_error"),
+    # The guard's refusal inside a compile is the kernel's error at the line of the `+=`, not the compiler's.
+    "counts compiles in a module's list through a compile-time helper": (".py", SOLUTION.replace(
+        "@triton.autotune(", "SEEN = []\n\n\n@triton.constexpr_function\ndef calls():\n    seen = SEEN\n"
+        "    seen += [0]\n    return len(seen)\n\n\n@triton.autotune(").replace("    pid = ", "    N: tl.constexpr = calls()\n    pid = "),
+        "fail", "kernel_error"),
     # On a GPU, y *= 0 in the pruner zeroes the launch's y: the kernel's output is x alone.
     "zeroes an input in its pruner": (".py", counting("", "y = named_args['y_ptr']\n    y *= 0", "0"),
                                       "error", "load_error"),
@@ -189,3 +194,5 @@ def test_each_hostile_submission_gets_its_verdict(verdicts, name):
     assert result.status == status, [(d.kind, d.message) for d in result.diagnostics]
     if kind:
         assert kind in {d.kind for d in result.diagnostics}, [(d.kind, d.message) for d in result.diagnostics]
+    if name != "not Python at all":  # a submission this file mistyped would pass the error cases for nothing
+        assert not any("SyntaxError" in d.message for d in result.diagnostics), result.diagnostics

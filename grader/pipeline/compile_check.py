@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from .interpret import FLOAT32_DOT, KernelCrashed, bind_arguments, constexpr_params, python_function
+from .load.rules import ChangedInPlace
 
 POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
                  "int32": "*i32", "int64": "*i64"}
@@ -422,8 +423,21 @@ def _rejection(modules, suffix, kernel_name, launch, target, to_the_end=True):
     except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
         return None
     except Exception as error:
-        return [*describe(error, modules), case]
+        return None if _host_code_refused(error) else [*describe(error, modules), case]
     return None
+
+
+def _host_code_refused(error):
+    """Whether the grader's own check of host code the compile ran (a @triton.constexpr_function's augmented
+    assignment, rules.ChangedInPlace) raised it: no rejection of the compiler's, and the kernel's interpretation
+    reports it where it was written."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ChangedInPlace):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _first_traced_rejection(kernel, launches, target, modules, accepted):
@@ -438,6 +452,8 @@ def _first_traced_rejection(kernel, launches, target, modules, accepted):
         except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
             continue
         except Exception as error:
+            if _host_code_refused(error):
+                continue
             return (*describe(error, modules), case)
         accepted.add(key)
     return None
