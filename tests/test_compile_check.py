@@ -300,4 +300,8 @@ def test_the_estimates_compile_without_proxy_fences_asks_the_same_of_an_sm(cours
     without = compile_check.compile_resources(kernel, plan.args, 90, plan.config)
     monkeypatch.setattr(compile_check, "_without_proxy_fences", contextlib.nullcontext)
     whole = compile_check.compile_resources(kernel, plan.args, 90, plan.config)
-    assert "error" not in whole and without == whole
+    assert "error" not in whole
+
+    def placed(resources):  # a compile of the same text in another test may name that test's file: lines alone
+        return {**resources, "lanes": [entry[1:] for entry in resources["lanes"]]}
+    assert placed(without) == placed(whole) and whole["lanes"]
