@@ -170,6 +170,29 @@ def test_a_kernel_that_raises_gets_its_line_and_program(course, tmp_path, grade)
         diagnostic.message
 
 
+def test_a_heuristic_that_raises_is_told_at_the_line_that_raised(tmp_path, grade):
+    path = tmp_path / "vector_add.py"
+    path.write_text(textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+
+        def whole_blocks(args):
+            blocks = args["n_elements"] // args["BLOCK_SIZE"]
+            return blocks * args["BLOCK_SIZE"] == args["n_elements"] // (blocks - blocks)
+
+
+        @triton.heuristics({"EVEN": whole_blocks})
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, EVEN: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n_elements), mask=offsets < n_elements)
+    '''))
+    diagnostic = grade(path).puzzle("vector_add").diagnostics[0]
+    assert diagnostic.kind == "kernel_error" and "raised at vector_add.py line 8: return blocks * args" in \
+        diagnostic.message and "for EVEN raised ZeroDivisionError" in diagnostic.message, diagnostic.message
+
+
 def _block(data):
     dtype = {np.float32: tl.float32, np.float16: tl.float16, np.int32: tl.int32}[data.dtype.type]
     return tl.core.tensor(interpreter.TensorHandle(data, dtype), tl.block_type(dtype, list(data.shape)))

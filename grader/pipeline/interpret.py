@@ -470,9 +470,12 @@ def bind_arguments(kernel, args, kwargs=None, options=None):
                     value = heuristic(sizes_only({key: value for key, value in bound.items() if key not in unseen}))
                 except Exception as error:  # the kernel's own error, at the heuristic's line, like one in the kernel
                     code = getattr(heuristic, "__code__", None)
+                    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+                             if code and frame.filename == code.co_filename]
                     raise KernelCrashed(HeuristicFailed(f"the @triton.heuristics function for {name} raised "
                                                         f"{type(error).__name__}: {error}"), (0,),
-                                        code and code.co_filename, code and code.co_firstlineno) from None
+                                        code and code.co_filename,
+                                        lines[-1] if lines else code and code.co_firstlineno) from None
                 if name in names:
                     bound[name] = value
                 elif name in LAUNCH_OPTIONS and options is not None:
