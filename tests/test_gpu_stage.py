@@ -209,6 +209,28 @@ def test_a_heuristic_above_the_autotuner_never_sees_a_configurations_constants(c
         assert scalars["CHUNK"] == 128 and scalars["NUM_CHUNKS"] == max(1, spec.symbols["BLOCK_N"] // 256), spec.name
 
 
+@pytest.mark.slow
+def test_a_default_written_in_tl_constexpr_crosses_the_compile_sandboxs_boundary_as_plain_data(course, tmp_path):
+    """MASKED: tl.constexpr = MASK_ON, MASK_ON = tl.constexpr(True): the compiled launches' constants are plain values
+    (the grader reads the sandbox's answer as data only; a tl.constexpr made the answer unreadable, an error), and
+    the configuration that leaves MASKED out is matched to its launches by that value."""
+    import io
+
+    from grader.gpu.bench import _check_compiled, _compile_verdict, compile_job
+    from grader.gpu.compile_worker import compile_puzzle
+    puzzle, source, payload, _ = compiled_for_the_gpu(
+        course, BUGS / "vector_add" / "unmasked_config_beside_a_module_constant_default.py", "vector_add",
+        tmp_path / "compiled")
+    job = compile_job(puzzle, source, payload)
+    saved = io.BytesIO()
+    torch.save(compile_puzzle(job, course, 90, tmp_path / "compiled"), saved)
+    saved.seek(0)
+    outcome = _check_compiled(torch.load(saved, weights_only=True), job)
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    assert outcome["compiled"]["verify-0-0"]["constexprs"]["MASKED"] is True
+    assert outcome["compiled"]["verify-0-0-0"]["constexprs"]["MASKED"] is False
+
+
 STOPPING_MODULES = {  # as test_hostile's: a module the sandbox cannot run, or one holding state for its pruner
     "raises": ("def broken():\n    return 1 // 0\n\n\nCALLS = broken()", "CALLS",
                "stopped at {name} line 5: return 1 // 0\nZeroDivisionError"),

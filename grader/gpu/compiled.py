@@ -25,10 +25,16 @@ class BadCompiled(Exception):
 
 def from_compile(compiled, arg_names, bound, constexprs):
     """The Compiled of `triton.compile`'s result, launched with `bound` ({parameter: value}) (compile side)."""
+    import triton.language as tl
+
+    def plain(value):  # a default written tl.constexpr(True) is True: plain data crosses the sandbox's boundary
+        return value.value if isinstance(value, tl.constexpr) else value
     metadata = next(Path(p).read_text() for name, p in compiled.metadata_group.items() if name.endswith(".json"))
-    extra = {name: value for name, value in bound.items() if name in arg_names and not hasattr(value, "data_ptr")}
+    extra = {name: plain(value) for name, value in bound.items()
+             if name in arg_names and not hasattr(value, "data_ptr")}
     return {"metadata": metadata, "binary": bytes(compiled.kernel), "arg_names": list(arg_names),
-            "signature": dict(compiled.src.signature), "constexprs": dict(constexprs), "scalars": extra,
+            "signature": dict(compiled.src.signature), "constexprs": {k: plain(v) for k, v in constexprs.items()},
+            "scalars": extra,
             "asm": {key: compiled.asm[key] for key in ("ttir", "ttgir", "ptx") if key in compiled.asm}}
 
 

@@ -165,9 +165,12 @@ def launched_constants(kernel, configurations):
     parameters: completed with the kernel's defaults for those it leaves out."""
     from .interpret import python_function
 
+    import triton.language as tl
+
     fn = python_function(kernel)
     params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-    defaults = dict(zip(params[len(params) - len(fn.__defaults__ or ()):], fn.__defaults__ or ()))
+    defaults = {name: default.value if isinstance(default, tl.constexpr) else default  # tl.constexpr(True) is True
+                for name, default in zip(params[len(params) - len(fn.__defaults__ or ()):], fn.__defaults__ or ())}
     return [{**defaults, **configuration} for configuration in configurations]
 
 
