@@ -1,6 +1,7 @@
 """Submissions load from .py files, notebooks and directories; each problem gets its own verdict."""
 import ast
 import os
+import textwrap
 
 import pytest
 
@@ -193,6 +194,33 @@ def test_decorators_applied_as_calls_are_the_same_kernel(tmp_path, grade, applie
     path.write_text(kernel + "\n\n" + applied + "\n")
     result = grade(path).puzzle("vector_add")
     assert result.status == "pass", [d.message for d in result.diagnostics]
+
+
+def test_a_configuration_that_leaves_a_constant_at_its_default_under_a_heuristic_runs_without_it(tmp_path, grade):
+    """Triton's autotuner gives a heuristic below it a configuration's own constants alone: the cases run again
+    without MASKED (the kernel's default applies, and the heuristic, which asks whether it is given, sees it not),
+    and a failure there says so."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+
+        @triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "MASKED": False}, num_warps=4),
+                                  triton.Config({"BLOCK_SIZE": 256}, num_warps=4)], key=["n_elements"])
+        @triton.heuristics({"GIVEN": lambda args: "MASKED" in args})
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, GIVEN: tl.constexpr,
+                       MASKED: tl.constexpr = True):
+            offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+            mask = offsets < n_elements - (0 if GIVEN else 1)
+            tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                     mask=mask)
+    '''))
+    result = grade(path).puzzle("vector_add")
+    message = result.cases[0].diagnostics[0].message
+    assert result.status == "fail" and message.startswith(
+        "With MASKED left at its default, as another of the kernel's tuning configurations gives it"), message
 
 
 def test_triton_jit_of_another_files_def_is_refused_with_where_to_write_it(tmp_path, grade):

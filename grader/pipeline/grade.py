@@ -401,11 +401,12 @@ def run_case(puzzle, index, source, run, seed, settings, constants=None, instead
         diagnostics = compare(case, settings)
     if diagnostics and run["printed"]:  # what the kernel printed helps to see why
         diagnostics[0].message += f"\nThe kernel printed:\n{run['printed'].rstrip()}"
-    if diagnostics and case.constants:
-        given = ", ".join(f"{name}={value!r}" for name, value in case.constants.items())
+    if diagnostics and constants is not None:  # another configuration's constants than the first's
+        given = [f"{name}={value!r}" for name, value in case.constants.items()] + [
+            f"{name} left at its default" for name in source.tuned if name not in case.constants]
         why = ("the kernel's early_config_prune keeps the first configuration off this case" if instead_of_first
                else "the case passes with the first's")
-        diagnostics[0].message = (f"With {given}, as another of the kernel's tuning configurations gives "
-                                  f"{'it' if len(case.constants) == 1 else 'them'} (the autotuner may launch any of "
+        diagnostics[0].message = (f"With {', '.join(given)}, as another of the kernel's tuning configurations gives "
+                                  f"{'it' if len(given) == 1 else 'them'} (the autotuner may launch any of "
                                   f"them on a GPU; {why}): {diagnostics[0].message}")
     return diagnostics, case

@@ -52,6 +52,9 @@ def _heuristics_inside_the_autotuner(binding):
     return triton.autotune in order and triton.heuristics in order[order.index(triton.autotune) + 1:]
 
 
+LEFT_OUT = object()  # a constant a tuning configuration leaves at the kernel's default, not passed to its launches
+
+
 @dataclass
 class KernelSource:
     """A kernel as the worker runs it: modules rebuilt from the submission's syntax tree, and what they are."""
@@ -495,20 +498,24 @@ def _loaded(puzzle, file, binding, notes):
     # again with, as the autotuner may launch any. Where every configuration gives it, the first one's value is
     # written as its default in the rebuilt kernel.
     given = config_constants(kernel_closure.configs, kernel_closure.configs_module)
-    # Not where a heuristic runs: Triton's autotuner passes a configuration's own constants alone, and a heuristic
-    # below it that asks whether one is given would see the default given.
-    written = {} if kernel_closure.heuristics else written_defaults(binding)
+    # Where a heuristic runs, a configuration that leaves a constant out runs the cases without it (the kernel's
+    # default applies): Triton's autotuner passes a configuration's own constants alone, and a heuristic below it
+    # that asks whether one is given must not see the default given.
+    written = {name: LEFT_OUT for name in defaults} if kernel_closure.heuristics else written_defaults(binding)
 
     def configured(config, name):
         return config[name] if name in config else written[name]
+
+    def launched(config):
+        return {name: configured(config, name) for name in tuned if configured(config, name) is not LEFT_OUT}
     tuned = [name for name in params[len(puzzle.params):] if name not in kernel_closure.heuristics and given and
              any(name in config for config in given) and all(name in config or name in written for config in given)]
-    first = {name: configured(given[0], name) for name in tuned}
+    first = launched(given[0]) if given else {}
     binding.resolved().jit["tuned_defaults"] = {name: value for name, value in first.items()
                                                 if all(name in config for config in given)}
     variants = []
     for config in given[1:]:
-        variant = {name: configured(config, name) for name in tuned}
+        variant = launched(config)
         if typed(variant) != typed(first) and all(typed(variant) != typed(other) for other in variants):
             variants.append(variant)
     starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)
