@@ -206,6 +206,19 @@ def sweeps_its_tiles_kernel(src_ptr, dst_ptr, SWEEPS: tl.constexpr, LAST_TILE: t
 
 
 @triton.jit
+def sweeps_by_program_kernel(src_ptr, dst_ptr, ALIKE: tl.constexpr, BLOCK: tl.constexpr):
+    """Each program sweeps the 4 tiles of src with one load: three times each (ALIKE), or two more times the
+    higher its id."""
+    offsets = tl.arange(0, BLOCK)
+    total = tl.zeros([BLOCK], tl.float32)
+    sweeps = 3 if ALIKE else 2 + 2 * tl.program_id(0)
+    for sweep in range(sweeps):
+        for tile in range(4):
+            total += tl.load(src_ptr + tile * BLOCK + offsets)
+    tl.store(dst_ptr + tl.program_id(0) * BLOCK + offsets, total)
+
+
+@triton.jit
 def overlapping_tiles_kernel(dst_ptr, n, SAME: tl.constexpr, BLOCK: tl.constexpr):
     """The last tile shifted back to end at n, over its neighbour: the same values there, or each program's id."""
     start = tl.minimum(tl.program_id(0) * BLOCK, n - BLOCK)

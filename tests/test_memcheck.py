@@ -217,7 +217,7 @@ def test_a_load_budget_counts_each_element_once_a_program_and_masked_off_loads_w
 @pytest.mark.parametrize("sweeps, last_tile, counted", [
     (1, 3, 16),  # each of the 16 elements once
     (2, 3, 16),  # the loop body run twice (a two-pass softmax in tl.static_range(2)): the second sweep repeats the first
-    (3, 3, 32),  # a third sweep is counted
+    (3, 3, 32),  # a third is counted here (passes_taken_back gives it back where every program repeats alike)
     (2, 1, 32),  # the second sweep strays from the first (tiles 0, 1, 1, 1): counted, all of it
     (2, 0, 32),  # tiles 0, 0, 0, 0: each reload of tile 0 looks like a second sweep starting, none completes
 ])
@@ -227,6 +227,18 @@ def test_a_load_budget_takes_back_one_second_sweep_that_repeats_the_first_load_f
     run(kernels.sweeps_its_tiles_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)},
         [src, dst, sweeps, last_tile, 4], [1])
     assert b_src.loads == counted
+
+
+@pytest.mark.parametrize("alike, counted", [
+    (True, 32),  # three passes in every program: what three loops of their own load, each element once a program
+    (False, 16 + 16 * 3),  # 2 and 4 sweeps: each program's second is taken back, the third and fourth are not
+])
+def test_later_sweeps_are_taken_back_where_every_program_repeats_alike(alike, counted):
+    from grader.pipeline.memcheck import passes_taken_back
+    src, dst = torch.arange(16.0), torch.zeros(8)
+    b_src, b_dst = buffer_of("src", src, [src]), buffer_of("dst", dst, [dst], "output")
+    run(kernels.sweeps_by_program_kernel, {"src_ptr": (b_src, 0), "dst_ptr": (b_dst, 0)}, [src, dst, alike, 4], [2])
+    assert b_src.loads - passes_taken_back(b_src) == counted
 
 
 @pytest.mark.parametrize("same, grid, race, repeated", [

@@ -77,7 +77,7 @@ class Buffer:
     loads: int = 0
     counted_by: np.ndarray = None  # per parent element: the last program whose loads counted it (-1: none)
     loaded_at: dict = field(default_factory=dict)  # load site -> per parent element: the last program it loaded it
-    sweeps: dict = field(default_factory=dict)  # load site -> memcheck.SiteSweeps of the last program that used it
+    sweeps: dict = field(default_factory=dict)  # load site -> [memcheck.SiteSweeps of each program that used it]
     refilled: tuple = ()  # the parent after each run of the case again with other_garbage in the output
     refill_failed: bool = False  # one of those runs ended in an error (out of bounds, a crash) where the first did not
     # The parent after the case ran again with 0 in the masked-off lanes of loads without other= (NaN the first

@@ -63,7 +63,8 @@ def _newly_loaded(buffer, positions, code, site):
     """How many of the elements at `positions` count toward the budget of a load by program `code` at `site`:
     each distinct element the program had not loaded yet, and each it loads again at the same site; marks them.
     A second sweep of the site over what it loaded, load for load in the same order (one loop body run twice, a
-    two-pass softmax written with tl.static_range(2)), is taken back once it is complete: it is negative then.
+    two-pass softmax written with tl.static_range(2)), is taken back once it is complete: it is negative then;
+    later ones are taken back at the launch's end where every program repeats alike (passes_taken_back).
     The interpreter runs one program after another: an element last marked by `code` was marked by this program."""
     at_site = buffer.loaded_at.get(site)
     if at_site is None:
@@ -76,24 +77,37 @@ def _newly_loaded(buffer, positions, code, site):
     distinct = int(np.count_nonzero(buffer.counted_by[fresh] == -2 - np.arange(fresh.size)))
     buffer.counted_by[fresh] = code
     counted = distinct + again
-    sweeps = buffer.sweeps.get(site)
-    if sweeps is None or sweeps.program != code:
-        buffer.sweeps[site] = SiteSweeps(code, positions)
+    history = buffer.sweeps.setdefault(site, [])
+    if not history or history[-1].program != code:
+        history.append(SiteSweeps(code, positions))
         return counted
-    return counted - sweeps.taken_back(positions, counted)
+    return counted - history[-1].taken_back(positions, counted)
+
+
+def passes_taken_back(buffer):
+    """What the sweeps after the second give back: at each site where every program that loaded there repeated its
+    first sweep as many times, load for load (passes of the algorithm: a three-pass softmax in one loop body run
+    with tl.static_range(3), which loads what three loops of their own would), all of them; where the programs
+    repeat unlike (tiles above the diagonal wrapped onto the ones a program has: more sweeps the fewer it has),
+    none."""
+    return sum(sum(sweeps.later for sweeps in history) for history in buffer.sweeps.values()
+               if len({sweeps.repeats for sweeps in history}) == 1)
 
 
 class SiteSweeps:
     """One program's loads at one site: its first sweep (the loads until the site loads its first addresses again),
-    then whether a second sweep repeats it load for load. Only one: a third, or a sweep that strays from the first
-    (tiles clamped onto one the program has), counts in full."""
+    then how many later sweeps repeat it load for load. The second's count is taken back as it completes, the
+    later ones' only where every program repeats alike (passes_taken_back); from a sweep that strays from the first
+    (tiles clamped onto one the program has) every load counts in full."""
 
     def __init__(self, program, positions):
         self.program = program
         self.first = [_signature(positions)]
-        self.state = "first"  # first | second | done
-        self.matched = 0  # loads of the first sweep the second has repeated
-        self.held = 0  # what the second sweep counted so far
+        self.state = "first"  # first | again | done
+        self.matched = 0  # loads of the first sweep the sweep under way has repeated
+        self.held = 0  # what the sweep under way counted so far
+        self.repeats = 0  # complete sweeps after the first
+        self.later = 0  # what those after the second counted
 
     def taken_back(self, positions, counted):
         """What this load's sweep gives back now: the second sweep's count once it is complete, else 0."""
@@ -102,7 +116,7 @@ class SiteSweeps:
             if signature != self.first[0]:
                 self.first.append(signature)
                 return 0
-            self.state = "second"
+            self.state = "again"
         elif self.state == "done":
             return 0
         if signature != self.first[self.matched]:
@@ -112,8 +126,12 @@ class SiteSweeps:
         self.held += counted
         if self.matched < len(self.first):
             return 0
-        self.state = "done"
-        return self.held
+        held, self.matched, self.held = self.held, 0, 0
+        self.repeats += 1
+        if self.repeats == 1:
+            return held
+        self.later += held
+        return 0
 
 
 def _signature(positions):

@@ -34,7 +34,7 @@ from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
 from .load.module import MAIN, typed
 from .load.rules import AUGMENTED_ASSIGNMENT, HOST_BUILTINS, HOST_MODULES, ChangedInPlace, augmented_assignment
-from .memcheck import MemoryChecker, OutOfBounds, Region
+from .memcheck import MemoryChecker, OutOfBounds, Region, passes_taken_back
 
 
 def _public_getattr(obj, name, *default):
@@ -410,7 +410,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             "crossed": {name: list(b.crossed) for name, b in buffers.items() if b.crossed is not None},
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
-            "loads": {name: int(b.loads) for name, b in buffers.items()},
+            "loads": {name: int(b.loads - passes_taken_back(b)) for name, b in buffers.items()},
             "repeated": {name: int(b.repeated) for name, b in buffers.items()},
             "nan_may_have_hidden": undefined_loaded and passes_over_nan}
 
