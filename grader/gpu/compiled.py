@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..pipeline.configs import plain_constant
+
 SIGNATURE_TYPES = ("*fp32", "*fp16", "*bf16", "*fp64", "*i8", "*u8", "*i16", "*i32", "*i64", "i1", "i8", "i16",
                    "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64", "constexpr")
 METADATA_BYTES = 1 << 16
@@ -25,15 +27,11 @@ class BadCompiled(Exception):
 
 def from_compile(compiled, arg_names, bound, constexprs):
     """The Compiled of `triton.compile`'s result, launched with `bound` ({parameter: value}) (compile side)."""
-    import triton.language as tl
-
-    def plain(value):  # a default written tl.constexpr(True) is True: plain data crosses the sandbox's boundary
-        return value.value if isinstance(value, tl.constexpr) else value
     metadata = next(Path(p).read_text() for name, p in compiled.metadata_group.items() if name.endswith(".json"))
-    extra = {name: plain(value) for name, value in bound.items()
+    extra = {name: plain_constant(value) for name, value in bound.items()
              if name in arg_names and not hasattr(value, "data_ptr")}
     return {"metadata": metadata, "binary": bytes(compiled.kernel), "arg_names": list(arg_names),
-            "signature": dict(compiled.src.signature), "constexprs": {k: plain(v) for k, v in constexprs.items()},
+            "signature": dict(compiled.src.signature), "constexprs": {k: plain_constant(v) for k, v in constexprs.items()},
             "scalars": extra,
             "asm": {key: compiled.asm[key] for key in ("ttir", "ttgir", "ptx") if key in compiled.asm}}
 

@@ -165,13 +165,19 @@ def launched_constants(kernel, configurations):
     parameters: completed with the kernel's defaults for those it leaves out."""
     from .interpret import python_function
 
-    import triton.language as tl
-
     fn = python_function(kernel)
     params = fn.__code__.co_varnames[:fn.__code__.co_argcount]
-    defaults = {name: default.value if isinstance(default, tl.constexpr) else default  # tl.constexpr(True) is True
+    defaults = {name: plain_constant(default)
                 for name, default in zip(params[len(params) - len(fn.__defaults__ or ()):], fn.__defaults__ or ())}
     return [{**defaults, **configuration} for configuration in configurations]
+
+
+def plain_constant(value):
+    """A kernel's constant as a plain value: a default written tl.constexpr(True) is True (what a launch binds, and
+    what crosses a sandbox's boundary as data)."""
+    import triton.language as tl
+
+    return value.value if isinstance(value, tl.constexpr) else value
 
 
 def kept_indices(pruner, params, args):

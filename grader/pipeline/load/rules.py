@@ -673,8 +673,8 @@ def augmented_assignment(value, operation, operand, name):
     ChangedInPlace for one that has (a list, a dict, a tensor), which it would change in place."""
     symbol, method = _OPERATIONS[operation]
     if hasattr(type(value), f"__i{method}__"):
-        raise ChangedInPlace(f"`{name} {symbol}= ...` would change the {type(value).__name__} `{name}` holds in place, for "
-                        f"the launch and later calls to see: write `{name} = {name} {symbol} ...`, a new value")
+        raise ChangedInPlace(f"`{name} {symbol}= ...` would change the {type(value).__name__} `{name}` holds in place, "
+                             f"for the launch and later calls to see: write `{name} = {name} {symbol} ...`, a new value")
     return getattr(operator, method if method not in ("and", "or") else f"{method}_")(value, operand)
 
 
@@ -706,8 +706,7 @@ def bound_to_new_values(function, namespace=()):
     module's `namespace` may hide it): its `x op= ...` on them changes nothing another call sees. A parameter counts
     where the function binds it so before anything augments it (`configs = [c for c in configs if ...]` first)."""
     def makes_new(value):
-        return isinstance(value, NEW_VALUES) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
-            and value.func.id in NEW_OBJECT_BUILTINS and value.func.id not in namespace
+        return isinstance(value, NEW_VALUES) or _calls_builtin(value, NEW_OBJECT_BUILTINS, namespace)
     params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     return _bound_only_to(function.body, makes_new) - {name for name in params
                                                        if not _bound_before_augmented(function.body, name)}
@@ -729,9 +728,14 @@ def _bound_before_augmented(statements, name):
 def _own_lists(statements, namespace=()):
     """The names a block of statements binds to new lists alone: a list display or comprehension, or a call of the
     builtin list() (`namespace`: the module's names, which may hide it)."""
-    return _bound_only_to(statements, lambda value: isinstance(value, (ast.List, ast.ListComp)) or (
-        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
-        and "list" not in namespace))
+    return _bound_only_to(statements, lambda value: isinstance(value, (ast.List, ast.ListComp)) or
+                          _calls_builtin(value, ("list",), namespace))
+
+
+def _calls_builtin(value, names, namespace):
+    """Whether `value` is a call of one of the builtins `names`, which the module's `namespace` does not hide."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in names and \
+        value.func.id not in namespace
 
 
 NESTED_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda, ast.FunctionDef,
