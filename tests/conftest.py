@@ -1,6 +1,7 @@
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -150,6 +151,67 @@ def write_notebook(path, cells):
                            "outputs": [], "source": source} for i, source in enumerate(cells)]}
     path.write_text(json.dumps(notebook))
     return path
+
+
+def execute_notebook(notebook, allow_errors=False):
+    """Run `notebook` top to bottom in a fresh python3 kernel, in the repository's root, and return it.
+
+    The kernel is reached over Unix sockets in a folder of its own. Over TCP, jupyter_client picks free ports and
+    lets them go before the kernel binds them, so kernels started at once by the test processes can take each
+    other's ports ("Address already in use", the kernel dies before it answers)."""
+    import tempfile
+
+    from jupyter_client import KernelManager
+    from nbclient import NotebookClient
+    with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:  # short: a socket's path has ~100 bytes at most
+        manager = KernelManager(kernel_name="python3", transport="ipc", connection_file=f"{sockets}/connection.json")
+        NotebookClient(notebook, km=manager, timeout=300, kernel_name="python3", allow_errors=allow_errors,
+                       resources={"metadata": {"path": str(ROOT)}}).execute()
+    return notebook
+
+
+@contextmanager
+def jupyter_lab(root, settings, env=None):
+    """A JupyterLab server on `root` with JupyterLab settings from the folder `settings`; yields (url, token).
+
+    The server takes a port the system gives it and says which in its runtime folder, and its kernels are reached
+    over Unix sockets: ports picked free and bound later can be taken by the other test processes meanwhile."""
+    import secrets
+    import tempfile
+    import urllib.request
+    token = secrets.token_hex(16)
+    runtime = Path(tempfile.mkdtemp(prefix="lab-"))  # short: a kernel's socket path has ~100 bytes at most
+    command = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", "--port=0",
+               f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}", "--KernelManager.transport=ipc"]
+    if os.getuid() == 0:
+        command.append("--allow-root")
+    env = {**os.environ, "TRITON_INTERPRET": "1", "JUPYTERLAB_SETTINGS_DIR": str(settings),
+           "JUPYTER_RUNTIME_DIR": str(runtime),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]), **(env or {})}
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = None
+        for _ in range(240):
+            started = [json.loads(info.read_text() or "{}") for info in runtime.glob("jpserver-*.json")]
+            if started and "port" in started[0]:
+                url = f"http://127.0.0.1:{started[0]['port']}"
+                try:
+                    urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1)
+                    break
+                except OSError:
+                    pass
+            assert server.poll() is None, "jupyter lab stopped before it served"
+            time.sleep(0.5)
+        assert url, "jupyter lab wrote no jpserver-*.json in two minutes"
+        yield url, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @contextmanager

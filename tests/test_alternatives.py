@@ -17,7 +17,7 @@ import pytest
 from grader.classroom.nbgrader import source_notebook
 from grader.pipeline.load import load_submission
 
-from conftest import ROOT, grade_files, in_parallel
+from conftest import ROOT, execute_notebook, grade_files, in_parallel
 
 ALTERNATIVES_DIR = ROOT / "tests" / "alternatives"
 ALTERNATIVES = sorted(p for p in ALTERNATIVES_DIR.glob("*/*") if p.suffix in (".py", ".ipynb"))
@@ -148,12 +148,8 @@ def test_the_notebooks_pass_their_own_check_cell_in_jupyter():
     in test_nbgrader.py)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from nbclient import NotebookClient
-
     def run(path):
-        notebook = nbformat.read(path, as_version=4)
-        NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(ROOT)}}).execute()
+        notebook = execute_notebook(nbformat.read(path, as_version=4), allow_errors=True)
         [check] = [cell for cell in notebook.cells if cell.cell_type == "code" and "check(" in cell.source]
         return "".join(output.get("text", "") for output in check.outputs if output.output_type == "stream")
 

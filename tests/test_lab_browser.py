@@ -1,17 +1,10 @@
 """A student's session in a real browser: JupyterLab, puzzle 1, the solution then a buggy kernel, run all cells."""
-import os
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import BUGS, ROOT
+from conftest import BUGS, ROOT, jupyter_lab
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -29,30 +22,11 @@ def lab(tmp_path_factory):
         pytest.skip("no chromium: install it with `apt-get install chromium` (.ci/run does)")
     root = tmp_path_factory.mktemp("puzzles")
     shutil.copy(ROOT / "puzzles" / "01_vector_add.ipynb", root)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    token = secrets.token_hex(16)
     settings = tmp_path_factory.mktemp("settings")
     (settings / "overrides.json").write_text(
         '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}')
-    command = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}"]
-    if os.getuid() == 0:
-        command.append("--allow-root")
-    env = {**os.environ, "TRITON_INTERPRET": "1", "JUPYTERLAB_SETTINGS_DIR": str(settings),
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.5)
-    yield url, token
-    server.terminate()
-    server.wait(timeout=30)
+    with jupyter_lab(root, settings) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

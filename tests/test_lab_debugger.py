@@ -11,18 +11,12 @@ run() makes readable (`int32[4] [0, 1, 2, 3]`). The table view prints the same r
 canvas (screenshot only)."""
 import os
 import re
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, jupyter_lab
 
 pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -61,37 +55,12 @@ def lab(tmp_path_factory):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (SETUP, KERNEL, LAUNCH)])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(notebook, root / NOTEBOOK)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    token = secrets.token_hex(16)
     settings = tmp_path_factory.mktemp("settings")
     (settings / "overrides.json").write_text(
         '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}')
-    command = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}"]
-    if os.getuid() == 0:
-        command.append("--allow-root")
-    env = {**os.environ, "TRITON_INTERPRET": "1", "JUPYTERLAB_SETTINGS_DIR": str(settings),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        yield url, token
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
+    with jupyter_lab(root, settings, env={
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from grader.course import with_configuration_cases
 
-from conftest import ROOT
+from conftest import ROOT, execute_notebook
 import yaml
 
 PUZZLES = yaml.safe_load((ROOT / "course.yml").read_text())["puzzles"]
@@ -58,8 +57,7 @@ def _execute(puzzle, solution=None, forward=None, then_solution=None):
         again = [nbformat.v4.new_code_cell(c.source, metadata={"tags": [f"solution:{t}" for t in c.metadata.get(
             "tags", [])]}) for c in notebook.cells[skeleton + 1:] if c.cell_type == "code"]
         notebook.cells += [nbformat.v4.new_code_cell(then_solution, metadata={"tags": ["solution:skeleton"]})] + again
-    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    return notebook
+    return execute_notebook(notebook)
 
 
 def _outputs(notebook, tag):

@@ -15,7 +15,7 @@ from grader.pipeline.load import load_submission
 from grader.pipeline.performance import GPUS, _dot_rate, _l2_missed, _reduction_s, estimate, warps_along
 from grader.pipeline.protocol import MalformedResult, check_profile
 
-from conftest import ROOT
+from conftest import ROOT, execute_notebook
 
 COURSE = load_course()
 
@@ -706,14 +706,13 @@ def test_a_notebook_check_shows_its_verdict_and_then_the_estimate(tmp_path):
     """In a Jupyter kernel check() returns with the verdict; the estimate comes from a thread of its own and joins
     the result and its report (JupyterLab shows the report updated: test_lab_browser.py)."""
     import nbformat
-    from nbclient import NotebookClient
     cells = ['import os, time\nos.environ["TRITON_INTERPRET"] = "1"\nfrom grader.notebook import check',
              (ROOT / "solutions" / "vector_add.py").read_text(),
              'result = check("vector_add", add_kernel)\nprint("at once:", result.performance)',
              'deadline = time.monotonic() + 120\nwhile result.performance is None and time.monotonic() < deadline:\n'
              '    time.sleep(0.05)\nprint("then:", result.performance["bound"], result.performance["error"])']
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    execute_notebook(notebook)
     verdict, estimate_shown = notebook.cells[2].outputs, notebook.cells[3].outputs
     assert "Estimating it on the CPU" in verdict[0].data["text/html"]
     assert verdict[1].text.startswith("vector_add: Vector add - PASS") and "at once: None" in verdict[1].text
@@ -726,7 +725,6 @@ def test_an_estimate_that_comes_during_an_nbgrader_test_cell_leaves_its_outputs_
     """A student's own check() cell before the test cell: its estimate arrives while grade() runs, and the test
     cell's outputs are still only its own report and line (anything on stderr would cost it its points)."""
     import nbformat
-    from nbclient import NotebookClient
     cells = ['import os, time\nos.environ["TRITON_INTERPRET"] = "1"\nfrom grader.notebook import check, grade',
              (ROOT / "solutions" / "vector_add.py").read_text(),
              'result = check("vector_add", add_kernel)',
@@ -734,7 +732,7 @@ def test_an_estimate_that_comes_during_an_nbgrader_test_cell_leaves_its_outputs_
              'while result.performance is None and time.monotonic() < deadline:\n    time.sleep(0.05)\n'
              'time.sleep(1)\nprint(points, result.performance["error"])']
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    execute_notebook(notebook)
     outputs = notebook.cells[3].outputs
     assert [o.output_type for o in outputs] == ["display_data", "stream", "stream"], outputs
     assert all(o.name == "stdout" for o in outputs[1:]) and outputs[2].text == "10 None\n"
