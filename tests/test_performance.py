@@ -494,6 +494,17 @@ def test_a_dot_whose_tiles_are_not_loaded_ahead_waits_for_them_and_is_told_why(t
     assert not any("loaded in the iteration" in advice for advice in ahead.advice)
 
 
+def test_a_dot_a_program_runs_once_on_float32_inputs_is_told_what_applies_to_it():
+    """Outer add as one padded tl.dot of float32 inputs: no loop has next tiles to load ahead, and no float16
+    operands were there to keep; what the tensor cores would take instead is TF32, with its rounding."""
+    path = ROOT / "tests" / "alternatives" / "outer_add" / "dot_with_ones.py"
+    counters, result = profiled(path, "outer_add", {"kwargs": {"BLOCK_M": 32, "BLOCK_N": 128}, "num_warps": 4})
+    assert counters["resources"]["pipelined"] is False
+    [dot] = [advice for advice in result.advice if "tl.dot" in advice]
+    assert "in IEEE float32" in dot and 'input_precision="tf32"' in dot and "10 bits of mantissa" in dot
+    assert "float16 operands" not in dot and "loaded in the iteration" not in dot
+
+
 def test_a_row_reduction_of_a_dot_tile_stays_within_each_warp():
     spec = GPUS["H100"]
     row = {"line": 1, "shape": [128, 64], "axis": 1, "executions_per_program": 1}

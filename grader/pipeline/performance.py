@@ -212,8 +212,8 @@ def _counts(puzzle, tensors, profile, scale, sizes):
         entry["shared_by"] = entry["read_distinct"] / entry["bytes"] if entry["bytes"] else 0.0
         entry["write_sectors"] = max(1.0, entry.pop("store_sectors") / entry["written"]) if entry["written"] else 1.0
         tensors_out.append(entry)
-    dots = [{**dot, "flops": 2 * dot["m"] * dot["n"] * dot["k"] * dot["executions"] * scale}
-            for dot in profile["dots"]]
+    dots = [{**dot, "flops": 2 * dot["m"] * dot["n"] * dot["k"] * dot["executions"] * scale,
+             "executions_per_program": dot["executions"] / scale_count(profile)} for dot in profile["dots"]]
     rereads = [{"tensor": r["tensor"], "distance": r["distance"], "bytes": r["bytes"] * scale}
                for r in profile["rereads"] if r["tensor"] in per_tensor]
     reductions = [{"line": r["line"], "shape": r["shape"], "axis": r["axis"],
@@ -440,10 +440,14 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
     for dot in counts["dots"]:
         if not all(o.startswith(FLOAT16_TYPES) for o in (dot["a"], dot["b"])) and "TF32" not in dot["precision"]:
             fast = [dict(d, a="fp16", b="fp16") if d is dot else d for d in counts["dots"]]
+            # Operands the kernel made float32 from float16 inputs, or float32 inputs, which the tensor cores take
+            # only rounded to TF32's 10 bits of mantissa (which a puzzle's tolerance may not allow).
+            fix = "Keep the float16 operands (accumulate in float32)." if counts["itemsize"] == 2 else \
+                ("The tensor cores take float32 only as TF32 (input_precision=\"tf32\"), rounded to 10 bits of "
+                 "mantissa: where the result may not lose that much, the CUDA cores' rate is this dot's.")
             found.append((saving(counts={"dots": fast}), (
                 f"the tl.dot at {places([dot['line']])} multiplies {dot['a']} by {dot['b']} in IEEE float32: that runs on "
-                "the CUDA cores, about 15 times slower than the tensor cores. Keep the float16 operands (accumulate "
-                "in float32).")))
+                f"the CUDA cores, about 15 times slower than the tensor cores. {fix}")))
         elif _misses_warpgroup_mma(spec, dot, occupancy):
             found.append((ceilings["compute"] * (1 - MMA_V2_SHARE) if max(ceilings, key=ceilings.get) == "compute"
                           else 0.0, (
@@ -460,8 +464,9 @@ def _advice(spec, counts, occupancy, programs, resources, config, ceilings, pred
             f"{max(r['executions_per_program'] for r in looped):.0f} times a program, each across its "
             f"{occupancy['num_warps']} warps: through shared memory, with barriers that stop every warp. Keep a block "
             "of partial results in the loop and reduce it once after it, or give each program fewer warps.")))
-    if resources.get("pipelined") is False and counts["dots"]:
-        lines = [dot["line"] for dot in counts["dots"] if dot["line"] is not None]
+    looped_dots = [dot for dot in counts["dots"] if dot["executions_per_program"] >= 2]
+    if resources.get("pipelined") is False and looped_dots:  # a dot a program runs once has no next tiles
+        lines = [dot["line"] for dot in looped_dots if dot["line"] is not None]
         found.append((saving(resources={**resources, "pipelined": True}), (
             f"the tiles of the tl.dot{'s' * (len(set(lines)) > 1)} at {places(lines)} are loaded in "
             "the iteration that multiplies them, so each iteration waits for memory before its dot: the compiler "
