@@ -13,8 +13,9 @@ is wrong.
 Triton's interpreter gets a few valid kernels wrong, so this runs it with five small corrections of its own
 (`correct_the_interpreter`): a driver that answers on a machine without a GPU (a tutorial's
 `DEVICE = triton.runtime.driver.active.get_active_torch_device()`), comparisons typed as booleans (a scalar
-comparison broadcast into a mask otherwise becomes int32, which `tl.load` refuses), libdevice functions run
-as the triton.language function of the same name (the interpreter has none), triton.language functions a
+comparison broadcast into a mask otherwise becomes int32, which `tl.load` refuses), libdevice functions
+(`triton.language.extra.libdevice` and its `cuda` module) run as the triton.language function of the same name
+(the interpreter has none), triton.language functions a
 kernel imports by name (`from triton.language import load`) interpreted like `tl.load`, and the reflected
 operators tl.constexpr lacks (`BLOCK >> LOG2` with a constexpr module constant).
 """
@@ -48,6 +49,7 @@ def correct_the_interpreter():
     import triton
     import triton.language as tl
     from triton.language.extra import libdevice
+    from triton.language.extra.cuda import libdevice as cuda_libdevice
     from triton.runtime import interpreter
 
     driver = types.SimpleNamespace(get_active_torch_device=lambda: torch.device("cpu"),
@@ -60,10 +62,11 @@ def correct_the_interpreter():
                 return interpreter.TensorHandle(np.asarray(handle.data).astype(np.bool_), tl.int1)
             setattr(interpreter.InterpreterBuilder, name, boolean)
     aliases = {"fast_expf": "exp", "fast_exp2f": "exp2", "fast_logf": "log", "fast_log2f": "log2"}
-    for name in dir(libdevice):
-        target = aliases.get(name, name)
-        if not name.startswith("_") and hasattr(tl.math, target):
-            setattr(libdevice, name, lambda *args, _target=target, **kwargs: getattr(tl.math, _target)(*args))
+    for module in (libdevice, cuda_libdevice):
+        for name in dir(module):
+            target = aliases.get(name, name)
+            if not name.startswith("_") and hasattr(tl.math, target):
+                setattr(module, name, lambda *args, _target=target, **kwargs: getattr(tl.math, _target)(*args))
     patch_language = interpreter._patch_lang
 
     def patch_with_imported_names(fn):
@@ -167,7 +170,9 @@ def check_case(kernel, puzzle, case, seed, tuned=None):
     expected = expected if isinstance(expected, tuple) else (expected,)
     if callable(tuned):
         tuned = tuned(args)
-    kernel[grid](*args, **(tuned or {}))
+    # By the kernel's own parameter names (in the puzzle's order): a block a heuristic sets is overwritten, as
+    # Triton's Heuristics.run overwrites a keyword (passed by position, it would be given twice).
+    kernel[grid](**dict(zip(kernel.arg_names, args)), **(tuned or {}))
     written = [n for n, s in puzzle["tensors"].items() if s["role"] in ("output", "inout")]
     tolerance = puzzle.get("tolerance", {}).get(dtype, {})
     atol, rtol = tolerance.get("atol", TOLERANCES[dtype][0]), tolerance.get("rtol", TOLERANCES[dtype][1])
