@@ -262,6 +262,31 @@ def test_the_compile_sandbox_stops_where_the_cpu_worker_does(course, tmp_path, m
         inspect_kernel(course, path, "vector_add", 90)
 
 
+def test_a_compile_time_helpers_refusal_is_where_it_was_written_not_the_compilers(course, tmp_path):
+    """A @triton.constexpr_function that appends to a module's list (state kept from one compile to the next) is
+    stopped by the grader's guard as Triton traces the kernel: the GPU stage names the line, as the CPU check does,
+    and does not say the GPU compiler rejects the kernel."""
+    from grader.gpu.bench import _compile_verdict
+    from grader.gpu.inspection import inspect_kernel
+    from grader.pipeline.grade import grade_submission
+    path = tmp_path / "helper_appends.py"
+    path.write_text((ROOT / "solutions" / "vector_add.py").read_text().replace(
+        "# Block sizes", "SEEN = []\n\n\n@triton.constexpr_function\ndef calls():\n    seen = SEEN\n"
+        "    seen += [0]\n    return len(seen)\n\n\n# Block sizes").replace(
+        "    pid = ", "    N: tl.constexpr = calls()\n    pid = "))
+    told = ("add_kernel's host code stopped at helper_appends.py line 12: seen += [0]\n"
+            "a @triton.constexpr_function it calls, run as it compiled: `seen += ...` would change the list `seen` "
+            "holds in place")
+    puzzle, source, payload, outcome = compiled_for_the_gpu(course, path, "vector_add", tmp_path / "compiled")
+    verdict = _compile_verdict(puzzle, source, outcome, payload, True)
+    assert verdict["status"] == "error" and verdict["reason"].startswith(told), verdict
+    with pytest.raises(SubmissionError, match=re.escape(told)):
+        inspect_kernel(course, path, "vector_add", 90)
+    (checked,) = grade_submission(course, path, ["vector_add"]).puzzles
+    assert checked.status == "fail" and "raised at helper_appends.py line 12: seen += [0]" in \
+        checked.diagnostics[0].message
+
+
 @pytest.mark.parametrize("raised, malformed", [
     ({"message": "ValueError", "module": "elsewhere", "line": 3}, "the module that raised is unknown"),
     ({"message": "ValueError", "module": "<main>", "line": "3"}, "a line is not a number"),

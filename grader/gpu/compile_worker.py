@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from ..course import load_course
-from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe,
+from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, describe, host_code_refusal,
                                       key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.load.module import MAIN, typed
@@ -38,6 +38,15 @@ def compile_puzzle(job, course, target, directory):
         return _compile_launches(job, puzzle, modules, target, directory)
     except ChangedInPlace as error:  # the kernel's pruner, asked which configurations a launch runs with
         return {"module_raised": changed_in_place(error, modules)}
+    except _HelperRefused as refused:  # as the CPU check's interpretation stops there: not the compiler's rejection
+        return {"module_raised": changed_in_place(refused.refusal, modules,
+                                                  "a @triton.constexpr_function it calls, run as it compiled")}
+
+
+class _HelperRefused(Exception):
+    def __init__(self, refusal):
+        super().__init__(str(refusal))
+        self.refusal = refusal
 
 
 def _compile_launches(job, puzzle, modules, target, directory):
@@ -69,6 +78,9 @@ def _compile_launches(job, puzzle, modules, target, directory):
             result["compiled"][key] = compiled.from_compile(kernel_binary, params, bind_arguments(kernel, args),
                                                             constexprs)
         except Exception as error:
+            refusal = host_code_refusal(error)
+            if refusal is not None:
+                raise _HelperRefused(refusal) from None
             message, module, line = describe(error, modules)
             result["problems"][key] = {"message": message, "module": module, "line": line}
 

@@ -423,21 +423,21 @@ def _rejection(modules, suffix, kernel_name, launch, target, to_the_end=True):
     except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
         return None
     except Exception as error:
-        return None if _host_code_refused(error) else [*describe(error, modules), case]
+        return None if host_code_refusal(error) is not None else [*describe(error, modules), case]
     return None
 
 
-def _host_code_refused(error):
-    """Whether the grader's own check of host code the compile ran (a @triton.constexpr_function's augmented
-    assignment, rules.ChangedInPlace) raised it: no rejection of the compiler's, and the kernel's interpretation
-    reports it where it was written."""
+def host_code_refusal(error):
+    """The grader's own refusal of host code the compile ran (a @triton.constexpr_function's augmented assignment,
+    rules.ChangedInPlace) that raised `error`, or None: no rejection of the compiler's, and the kernel's
+    interpretation (on the CPU) or the compile sandbox (in the GPU stage) reports it where it was written."""
     seen = set()
     while error is not None and id(error) not in seen:
         if isinstance(error, ChangedInPlace):
-            return True
+            return error
         seen.add(id(error))
         error = error.__cause__ or error.__context__
-    return False
+    return None
 
 
 def _first_traced_rejection(kernel, launches, target, modules, accepted):
@@ -452,7 +452,7 @@ def _first_traced_rejection(kernel, launches, target, modules, accepted):
         except KernelCrashed:  # a heuristic raised: the kernel's own error, which its interpretation reports
             continue
         except Exception as error:
-            if _host_code_refused(error):
+            if host_code_refusal(error) is not None:
                 continue
             return (*describe(error, modules), case)
         accepted.add(key)

@@ -204,12 +204,12 @@ def module_stopped(modules, job):
         "module": module, "line": _binding_line(job["modules"][module], name)}
 
 
-def changed_in_place(error, modules):
-    """What stopped the kernel's pruner, as module_stopped says it: an augmented assignment that would change an
-    object in place (rules.ChangedInPlace), which on a GPU changes a launch's tensor or keeps state for later ones."""
+def changed_in_place(error, modules, ran="its early_config_prune, run for a case's launch"):
+    """What stopped the kernel's host code (its pruner, or what `ran` says), as module_stopped says it: an augmented
+    assignment that would change an object in place (rules.ChangedInPlace), which on a GPU changes a launch's
+    tensor or keeps state for later ones."""
     module, line = modules.line_raised(error)
-    return {"message": f"its early_config_prune, run for a case's launch: {error}"[:500],
-            "module": module or MAIN, "line": line}
+    return {"message": f"{ran}: {error}"[:500], "module": module or MAIN, "line": line}
 
 
 def run_puzzle(job, directory, course=None):
