@@ -108,6 +108,17 @@ def test_the_gpu_stage_launches_only_what_the_kernels_pruner_keeps(course, tmp_p
     assert outcome["kept"] == [[0]] and "time-0-1" not in outcome["compiled"]
     assert outcome["compiled"]["time-0-0"]["scalars"]["SHORT"] is False
 
+    # A pruner asking torch for the GPU's SMs is told the GPU stage's (the sandbox has no GPU): on a ragged case it
+    # keeps the masked configurations, on one its block divides and at the benchmark's size the unmasked ones.
+    puzzle, source, payload, outcome = compiled_for_the_gpu(
+        course, alternatives / "pruned_by_the_gpus_sms.py", "vector_add", tmp_path / "sms")
+    assert _compile_verdict(puzzle, source, outcome, payload, True) is None
+    launched = {i: outcome["compiled"][f"verify-{i}-0"]["scalars"] for i in range(len(puzzle.cases))}
+    assert {scalars["EVEN"] for scalars in launched.values()} == {True, False}
+    assert all(scalars["EVEN"] == (scalars["n_elements"] % scalars["BLOCK_SIZE"] == 0) for scalars in launched.values())
+    assert outcome["kept"] == [[0, 2]]
+    assert {outcome["compiled"][f"time-0-{c}"]["scalars"]["EVEN"] for c in (0, 2)} == {True}
+
 
 def test_a_pruner_keeps_the_configuration_it_returns_even_one_alike_but_for_its_stages():
     """Configurations that differ in num_stages or num_warps alone (one needing more shared memory than the GPU

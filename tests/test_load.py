@@ -161,6 +161,20 @@ def test_parameters_after_a_star_are_an_error_that_names_them(tmp_path, grade, p
         result.diagnostics[0].message
 
 
+def test_a_helpers_keyword_only_parameters_are_named_as_such_not_as_undefined(tmp_path, grade):
+    """A @jit helper taking its block after a `*` (which Triton 3.6 does not compile): the message says what is
+    wrong with the parameters, not that the names they bind are undefined in the helper's body."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("@triton.jit\ndef add_kernel", "@triton.jit\ndef offsets_of(pid, *, BLOCK: "
+                                     "tl.constexpr):\n    return pid * BLOCK + tl.arange(0, BLOCK)\n\n\n"
+                                     "@triton.jit\ndef add_kernel").replace(
+        "pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)", "offsets_of(pid, BLOCK=BLOCK_SIZE)"))
+    result = grade(path).puzzle("vector_add")
+    message = result.diagnostics[0].message
+    assert result.status == "fail" and "keyword-only parameters are not supported by Triton" in message, message
+    assert "not defined" not in message
+
+
 def test_annotations_triton_reads_are_kept_and_the_others_left_out(tmp_path, course):
     """Python's int, float and bool are Triton's i32, fp32 and i1; a return annotation or torch.Tensor Triton
     ignores: a kernel carrying them is graded (they were refused as host code), and they never run."""
@@ -332,6 +346,66 @@ def test_a_case_runs_with_the_configurations_the_kernels_pruner_keeps_for_it(tmp
         assert result.status == "fail" and message.startswith(
             "With ADD_Y=0, as another of the kernel's tuning configurations gives it"), message
         assert ("keeps the first configuration off this case" in message) == (graded == "fail first")
+
+
+@pytest.mark.parametrize("asks", [
+    "torch.cuda.get_device_properties(0).multi_processor_count == 132",
+    "torch.cuda.get_device_capability() == (9, 0) and torch.cuda.device_count() == 1",
+    "driver.active.utils.get_device_properties(driver.active.get_current_device())['multiprocessor_count'] == 132",
+    "get_device_properties(named_args['x_ptr'].device).shared_memory_per_block_optin == 232448",
+    "driver.active.get_current_target().arch == 90",
+])
+def test_a_pruner_is_told_it_runs_on_the_gpu_stages_gpu(tmp_path, grade, asks):
+    """Host code asking which GPU it runs on, as Triton's tutorials ask the driver and libraries ask torch.cuda, is
+    answered in the sandbox as on the GPU stage's machines (sm_90, 132 SMs): this pruner keeps the configuration
+    that leaves y out (ADD_Y=0) off every launch there, so the kernel is right on those GPUs."""
+    path = tmp_path / "vector_add.py"
+    configs = "[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]"
+    path.write_text("import torch\nimport triton\nimport triton.language as tl\nfrom torch.cuda import "
+                    "get_device_properties\nfrom triton.runtime import driver\n\n\n"
+                    f"def prune(configs, named_args, **kwargs):\n    on_the_gpu_stage = {asks}\n"
+                    "    return [c for c in configs if c.kwargs['ADD_Y'] == 1 or not on_the_gpu_stage]\n\n\n" +
+                    TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[], "
+                                                 "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
+                    .replace("import triton\nimport triton.language as tl\n", ""))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "pass", [d.message for d in result.diagnostics] + result.notes
+    assert [note.split(" not run: ")[0] for note in result.notes] == ["many blocks (blocks BLOCK_SIZE=512)"]
+
+
+def test_a_pruner_may_ask_torch_cuda_what_gpu_it_is_and_nothing_more(tmp_path, grade):
+    """torch.cuda's other functions act on a GPU (synchronize, allocate, set the device): host code the grader does
+    not run, said so, and every configuration runs on every case."""
+    path = tmp_path / "vector_add.py"
+    configs = "[triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1}), triton.Config({'BLOCK_SIZE': 512, 'ADD_Y': 0})]"
+    path.write_text("import torch\nimport triton\nimport triton.language as tl\n\n\n"
+                    "def prune(configs, named_args, **kwargs):\n    torch.cuda.synchronize()\n"
+                    "    return [c for c in configs if c.kwargs['ADD_Y'] == 1]\n\n\n" +
+                    TUNED.replace("@triton.jit", f"@triton.autotune(configs={configs}, key=[], "
+                                                 "prune_configs_by={'early_config_prune': prune})\n@triton.jit")
+                    .replace("import triton\nimport triton.language as tl\n", ""))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "fail" and any(
+        "host code the grader does not run (torch.cuda.synchronize: torch.cuda has no `synchronize` the grader "
+        "evaluates for a submission)"
+        in note for note in result.notes), result.notes
+
+
+def test_the_gpu_host_code_is_told_of_is_answered_only_within_the_block():
+    import torch
+    import triton
+
+    from grader.pipeline.configs import on_the_gpu
+    asked = torch.cuda.get_device_properties
+    with on_the_gpu(80):
+        assert torch.cuda.get_device_properties(0).multi_processor_count == 108
+        assert triton.runtime.driver.active.get_current_target().arch == 80
+        with on_the_gpu(90):
+            assert torch.cuda.get_device_capability() == (9, 0)
+        assert torch.cuda.get_device_capability() == (8, 0)
+    with on_the_gpu(75), pytest.raises(RuntimeError, match="knows no GPU of compute capability 75"):
+        torch.cuda.get_device_properties(0)
+    assert torch.cuda.get_device_properties is asked and triton.runtime.driver.__dict__.get("_active") is None
 
 
 def test_the_estimate_is_of_the_first_configuration_the_pruner_keeps_at_the_benchmarks_size(tmp_path, course):

@@ -24,10 +24,15 @@ from ..pipeline.load.rules import ChangedInPlace
 from ..pipeline.worker import KernelModules, changed_in_place, module_stopped, restrict_the_compilers_builtins
 from . import compiled
 from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants,
-                                read_configs, validate_configs)
+                                on_the_gpu, read_configs, validate_configs)
 
 
 def compile_puzzle(job, course, target, directory):
+    with on_the_gpu(target):  # a sandbox without the GPU: the kernel's host code is told which one it is for
+        return _compile_puzzle(job, course, target, directory)
+
+
+def _compile_puzzle(job, course, target, directory):
     puzzle = course.puzzle(job["puzzle"])
     modules = KernelModules(job["modules"], directory, f"gpu_{job['id']}", job["kernel"],
                             job.get("unseen_by_heuristics", ()))

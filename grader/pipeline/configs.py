@@ -6,10 +6,11 @@ from kernel name to such a list). The expression may be any host code the load s
 comprehension over block sizes, say); it is evaluated only in the sandbox, and what comes back is plain data.
 So is its `prune_configs_by`'s early_config_prune, which decides which of them each launch of a case runs with.
 """
+import contextlib
 import copy
 
 from .load.module import CONSTANT_TYPES, typed
-from .load.rules import ChangedInPlace
+from .load.rules import TORCH_CUDA_QUERIES, ChangedInPlace
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
@@ -49,24 +50,79 @@ def read_configs(expression, namespace, kernel_names, target):
 def tuning_configs(expression, namespace, kernel_names, target):
     """What `expression` gives, evaluated in `namespace` as read_configs says (raises what it raises): a kernel's
     list of triton.Config, or anything else."""
+    with on_the_gpu(target):
+        value = eval(compile(expression, "<tuning configurations>", "eval"), namespace)
+    if isinstance(value, dict):
+        value = next((value[name] for name in kernel_names if name in value), [])
+    return value
+
+
+# The GPU host code is told it runs on, by compute capability, as torch and Triton's driver report it there: the
+# GPU stage's H200 (bench/results/gpu-h200-device-properties.md; an H100 has the same SMs, shared memory, registers
+# and clock, a 50 MiB L2 and 80 GB), and an A100 SXM 80GB from its datasheet.
+TARGET_GPUS = {
+    90: {"name": "NVIDIA H200", "major": 9, "minor": 0, "multi_processor_count": 132, "total_memory": 150109880320,
+         "L2_cache_size": 62914560, "regs_per_multiprocessor": 65536, "max_threads_per_multi_processor": 2048,
+         "max_threads_per_block": 1024, "shared_memory_per_block": 49152, "shared_memory_per_block_optin": 232448,
+         "shared_memory_per_multiprocessor": 233472, "warp_size": 32, "clock_rate": 1980000,
+         "memory_clock_rate": 3201000, "memory_bus_width": 6016},
+    80: {"name": "NVIDIA A100-SXM4-80GB", "major": 8, "minor": 0, "multi_processor_count": 108,
+         "total_memory": 85097971712, "L2_cache_size": 41943040, "regs_per_multiprocessor": 65536,
+         "max_threads_per_multi_processor": 2048, "max_threads_per_block": 1024, "shared_memory_per_block": 49152,
+         "shared_memory_per_block_optin": 166912, "shared_memory_per_multiprocessor": 167936, "warp_size": 32,
+         "clock_rate": 1410000, "memory_clock_rate": 1593000, "memory_bus_width": 5120},
+}
+
+
+@contextlib.contextmanager
+def on_the_gpu(target):
+    """In the block, host code that asks which GPU it runs on (Triton's driver, as Triton's tutorials ask it:
+    `triton.runtime.driver.active.get_current_target()`, `.utils.get_device_properties(device)`; or torch.cuda's
+    queries, as libraries ask it) is told it runs on one of compute capability `target`: the GPU the sandbox has
+    not, and the one its configurations, pruner and heuristics choose for on the GPU stage's machines."""
+    import types
+
+    import torch
     import triton
     from triton.backends.compiler import GPUTarget
+
+    gpu = TARGET_GPUS.get(target)
+    properties = None if gpu is None else {
+        "max_shared_mem": gpu["shared_memory_per_block_optin"], "max_num_regs": gpu["regs_per_multiprocessor"],
+        "multiprocessor_count": gpu["multi_processor_count"], "warpSize": gpu["warp_size"],
+        "sm_clock_rate": gpu["clock_rate"], "mem_clock_rate": gpu["memory_clock_rate"],
+        "mem_bus_width": gpu["memory_bus_width"]}
+
+    def unknown(*args, **kwargs):
+        raise RuntimeError(f"the grader knows no GPU of compute capability {target}")
 
     class TargetDriver:  # the sandbox has no GPU, or not the one compiled for
         @staticmethod
         def get_current_target():
             return GPUTarget("cuda", target, 32)
 
+        @staticmethod
+        def get_current_device():
+            return 0
+
+        utils = types.SimpleNamespace(get_device_properties=unknown if gpu is None else lambda device: dict(properties))
+
+    answers = {"get_device_properties": lambda device=None: types.SimpleNamespace(**gpu),
+               "get_device_capability": lambda device=None: (gpu["major"], gpu["minor"]),
+               "current_device": lambda: 0, "device_count": lambda: 1} if gpu is not None else \
+        dict.fromkeys(TORCH_CUDA_QUERIES, unknown)
     drivers = triton.runtime.driver
     previous = drivers.__dict__.get("_active")  # `.active` would create a driver, which fails without a GPU
+    saved = {name: getattr(torch.cuda, name) for name in TORCH_CUDA_QUERIES}
     drivers.set_active(TargetDriver())
+    for name in TORCH_CUDA_QUERIES:
+        setattr(torch.cuda, name, answers[name])
     try:
-        value = eval(compile(expression, "<tuning configurations>", "eval"), namespace)
+        yield
     finally:
         drivers.set_active(previous)
-    if isinstance(value, dict):
-        value = next((value[name] for name in kernel_names if name in value), [])
-    return value
+        for name, value in saved.items():
+            setattr(torch.cuda, name, value)
 
 
 def kernel_pruner(job, modules, target):

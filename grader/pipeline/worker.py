@@ -28,7 +28,8 @@ from triton.runtime.autotuner import Heuristics
 from .cases import Buffer
 from .compile_check import (benchmark_compile, compile_kernel, compile_problems, key_the_compile_cache_by_version,
                             lower_kernel, trace_kernel)
-from .configs import case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants, read_configs
+from .configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants, on_the_gpu,
+                      read_configs)
 from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
@@ -215,7 +216,13 @@ def changed_in_place(error, modules, ran="its early_config_prune, run for a case
 def run_puzzle(job, directory, course=None):
     """Compile the job's kernel; if it compiles, run every case, and with a profile asked for and every case run,
     profile it (traffic.py); a job without cases is the profile alone. Returns plain data (tensors, numbers,
-    strings)."""
+    strings). The kernel's host code (its module, configurations, pruner, heuristics) is told it runs on the GPU
+    the check compiles for last: the GPU stage's (configs.on_the_gpu)."""
+    with on_the_gpu(max(job["targets"])):
+        return _run_puzzle(job, directory, course)
+
+
+def _run_puzzle(job, directory, course):
     modules = KernelModules(job["modules"], directory, f"kernel_{_safe(job['id'])}", job["kernel"],
                             job.get("unseen_by_heuristics", ()))
     stopped = module_stopped(modules, job)

@@ -69,9 +69,19 @@ _CLASSES = [getattr(tl, name, None) or getattr(tl.core, name, None) for name in 
 VALUE_ATTRIBUTES = frozenset((_public_attributes(*_CLASSES) | {
     "type", "dtype", "shape", "numel", "value", "values", "element_ty", "primitive_bitwidth", "int_bitwidth",
     "fp_mantissa_width", "exponent_bias", "block_shape", "strides", "base", "load", "store"}) - {"handle", "to_ir"})
-# Which GPU the configurations are for, asked as Triton's tutorials ask it (`is_cuda()`):
-# triton.runtime.driver.active.get_current_target().backend; the sandbox answers for the GPU compiled for.
-TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size"})
+# Which GPU host code chooses for, asked as Triton's tutorials ask it (`is_cuda()`:
+# triton.runtime.driver.active.get_current_target().backend; the fused softmax's SMs and registers:
+# driver.active.utils.get_device_properties(device)["multiprocessor_count"]), or as libraries ask torch
+# (torch.cuda.get_device_properties(0).multi_processor_count); the sandbox answers for the GPU compiled for
+# (configs.on_the_gpu).
+TORCH_CUDA_QUERIES = ("get_device_properties", "get_device_capability", "current_device", "device_count")
+TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size", "utils",
+                               "get_device_properties", "get_current_device", "device", "index", "name", "major",
+                               "minor", "multi_processor_count", "total_memory", "L2_cache_size",
+                               "regs_per_multiprocessor", "max_threads_per_multi_processor", "max_threads_per_block",
+                               "shared_memory_per_block", "shared_memory_per_block_optin",
+                               "shared_memory_per_multiprocessor", "clock_rate", "memory_clock_rate",
+                               "memory_bus_width"})
 # What host code may read of the values it gets: Triton's, plus what a heuristic reads of a tensor argument, and a
 # dict's reads (an early_config_prune's `config.kwargs.get("SPLIT_K", 1)`). Not a
 # descriptor's load and store, which host code never has (and numpy and torch name their file readers so). Not
@@ -180,18 +190,20 @@ def kernel_object(value):
 
 def host_object(value):
     """True for what host code the grader runs for a kernel (a constant's value, a heuristic) may name: what a
-    kernel may, the numeric facts of torch and numpy (their dtypes, finfo and iinfo, numpy's ufuncs) and itertools'
-    combinators."""
+    kernel may, the numeric facts of torch and numpy (their dtypes, finfo and iinfo, numpy's ufuncs), itertools'
+    combinators, and what torch.cuda tells of the GPU (TORCH_CUDA_QUERIES)."""
     if kernel_object(value):
         return True
     if isinstance(value, types.ModuleType):
-        return value.__name__ in HOST_MODULES + ("triton.runtime",)
+        return value.__name__ in HOST_MODULES + ("triton.runtime", "torch.cuda")
     if value is triton.runtime.driver:
         return True
     if any(value is getattr(itertools, name) for name in HOST_ITERTOOLS):
         return True
     torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
     if torch is not None and (isinstance(value, torch.dtype) or value is torch.finfo or value is torch.iinfo):
+        return True
+    if torch is not None and any(value is getattr(torch.cuda, name) for name in TORCH_CUDA_QUERIES):
         return True
     if numpy is not None and (value is numpy.finfo or value is numpy.iinfo or isinstance(value, numpy.ufunc) or
                               isinstance(value, type) and issubclass(value, numpy.generic)):
@@ -257,7 +269,7 @@ class Checker:
         arguments = node.args
         if not plain and (arguments.vararg or arguments.kwarg or arguments.kwonlyargs):
             self.refuse(node, "*args, **kwargs and keyword-only parameters are not supported by Triton: list every "
-                              "parameter by name")
+                              "parameter by name", host=False)  # the kernel's language, though its def runs on the host
         for argument in arguments.posonlyargs + arguments.args:
             if _dunder(argument.arg):
                 self.refuse(node, f"`{argument.arg}` is one of Python's own names, not a parameter's")
@@ -272,7 +284,9 @@ class Checker:
     def body(self, node):
         """What a function runs when it is called (its names are read then: the module's last bindings)."""
         arguments = node.args
-        params = {a.arg for a in arguments.posonlyargs + arguments.args}
+        # Every parameter is a local, whichever kind signature() refuses: its refusal says why, not "not defined".
+        params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs +
+                  [arguments.vararg, arguments.kwarg] if a is not None}
         self.locals |= params | _stored_names(node.body)
         self.own_lists = _own_lists(node.body, self.namespace) - params
         self.early = _reads_before_assignment(node.body, params)
