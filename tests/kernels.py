@@ -225,3 +225,12 @@ def overlapping_tiles_kernel(dst_ptr, n, SAME: tl.constexpr, BLOCK: tl.constexpr
     offsets = start + tl.arange(0, BLOCK)
     value = offsets.to(tl.float32) if SAME else tl.zeros([BLOCK], tl.float32) + tl.program_id(0)
     tl.store(dst_ptr + offsets, value)
+
+
+@triton.jit
+def product_rounding_error_kernel(x_ptr, fused_ptr, libdevice_ptr, BLOCK: tl.constexpr, LIBDEVICE: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets)
+    tl.store(fused_ptr + offsets, tl.fma(x, x, -(x * x)))
+    if LIBDEVICE:  # float32 and float64 only
+        tl.store(libdevice_ptr + offsets, tl.extra.libdevice.fma(x, x, -(x * x)))

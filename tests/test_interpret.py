@@ -245,6 +245,21 @@ def test_a_combine_function_of_the_kernels_own_reduces_as_the_interpreters_loop(
     assert np.array_equal(first, expected if keep_dims else np.squeeze(expected, axis))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_an_fma_rounds_once_as_on_the_gpu(dtype):
+    """fma(x, x, -(x * x)) is the rounding error of x * x, which a GPU's fma gives (compensated sums are built on
+    it), and which multiplying, then adding, would give as 0; tl.fma and libdevice's fma (float32) alike."""
+    from grader.notebook import run
+    x = torch.linspace(1.01, 3.0, 64, dtype=torch.float64).to(dtype)
+    fused, libdevice = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+    with_libdevice = dtype == torch.float32
+    assert run(kernels.product_rounding_error_kernel, (1,), x, fused, libdevice, BLOCK=64, LIBDEVICE=with_libdevice)
+    exact = x.double() * x.double() - (x * x).double()  # x * x is exact in float64; the error rounds once
+    assert torch.equal(fused, exact.to(dtype))
+    assert torch.equal(libdevice, exact.to(dtype)) or not with_libdevice
+    assert fused.count_nonzero() > 32
+
+
 def test_a_reduction_over_all_axes_keeps_them_as_the_gpu_does():
     """axis=None: every input of a tuple flattened (the interpreter's loop flattens only the first and fails), and
     keep_dims keeps every axis of the input, as the compiler's tl.reduce does."""

@@ -161,12 +161,16 @@ def _gpu_semantics(builder, scope):
       interpreter ignores the precision. The grader rounds them as the tensor cores do.
     - A constexpr parameter reaches an interpreted kernel as a plain int, and tl.constexpr lacks the reflected
       operators `%`, `<<`, `>>`, `&`, `^`: `BLOCK_N >> LOG2_SUB` with a module constant fails there, not on the GPU.
+    - tl.fma (and libdevice's fma) rounds once on the GPU; Triton 3.6's interpreter multiplies and then adds,
+      rounding twice (`fma(a, a, -(a * a))`, the product's rounding error, is 0 there).
     """
     for name, operation in REFLECTED.items():
         if not hasattr(tl.constexpr, name):
             scope.set_attr(tl.constexpr, name, lambda self, other, _op=operation: tl.constexpr(_op(other, self.value)))
-    patched = ["create_dot"]
+    patched = ["create_dot", "create_fma"]
     setattr(builder, "create_dot", _tf32_aware(builder.create_dot))
+    setattr(builder, "create_fma", lambda x, y, z: interpreter.TensorHandle(
+        fused_multiply_add(x.data, y.data, z.data), z.dtype.scalar))
     for name in dir(builder):
         if name.startswith(("create_icmp", "create_fcmp")) and name not in vars(builder):
             setattr(builder, name, _boolean_result(getattr(builder, name)))
@@ -214,6 +218,28 @@ def _boolean_result(create):
     return compare
 
 
+def fused_multiply_add(a, b, c):
+    """a * b + c rounded once, to c's type. A product of float32 (or narrower) values is exact in float64; their
+    sum, rounded to odd in float64, then rounds to the narrower type as the exact sum would (53 >= 2 * 24 + 2
+    bits). float64: Triton's own single-rounding fma where it has one."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    if c.dtype == np.float64:
+        own = getattr(getattr(interpreter, "_interpreter", None), "fma_fp64", None)
+        return own(a, b, c) if own is not None else a * b + c
+    with np.errstate(all="ignore"):
+        product = a.astype(np.float64) * b.astype(np.float64)
+        addend = c.astype(np.float64)
+        total = product + addend
+        # The sum's rounding error, exactly (Knuth's TwoSum); where it is not 0 and the sum's last bit is even,
+        # the neighbour on the error's side is the sum rounded to odd.
+        back = total - product
+        error = (product - (total - back)) + (addend - back)
+        even = (total.view(np.uint64) & 1) == 0
+        odd = np.where((error != 0) & even & np.isfinite(total), np.nextafter(total, np.where(error > 0, np.inf,
+                                                                                               -np.inf)), total)
+    return odd.astype(c.dtype)
+
+
 def _round_half_away(x):
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
@@ -230,7 +256,7 @@ LIBDEVICE = {
     "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x), "erf": _erf, "erfc": _erfc,
     "tgamma": _gamma, "lgamma": _lgamma, "normcdf": lambda x: 0.5 * _erfc(-x / np.sqrt(2)),
     "pow": np.power, "powi": np.power, "hypot": np.hypot, "fmod": np.fmod, "copysign": np.copysign,
-    "remainder": np.vectorize(math.remainder, otypes=[np.float64]), "fma": lambda a, b, c: a * b + c,
+    "remainder": np.vectorize(math.remainder, otypes=[np.float64]), "fma": fused_multiply_add,
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "fdim": lambda a, b: np.maximum(a - b, 0),
     "max": np.fmax, "fmax": np.fmax, "min": np.fmin, "fmin": np.fmin, "abs": np.abs, "fabs": np.abs, "llabs": np.abs,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": _round_half_away, "rint": np.rint,
