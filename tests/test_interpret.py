@@ -260,6 +260,27 @@ def test_an_fma_rounds_once_as_on_the_gpu(dtype):
     assert fused.count_nonzero() > 32
 
 
+def test_a_promise_to_the_compiler_is_checked_against_the_values_and_only_what_it_promises():
+    """tl.multiple_of promises the first value of each run of consecutive values (a run may wrap, as the matmul
+    tutorial's row indices `(pid * BLOCK + arange) % M` do); tl.max_constancy each aligned group of lanes."""
+    from grader.pipeline.interpret import _not_constant, _not_multiples
+    wrapped = (64 + np.arange(64)) % 100  # the last block of rows, M=100: 64..99, then 0..27
+    assert _not_multiples(wrapped, [64]) is None
+    assert "starts a run of consecutive values with 92, not a multiple of 64" in _not_multiples(
+        (92 + np.arange(64)) % 120, [64])
+    assert _not_multiples(np.array([1024]), [16]) is None
+    assert _not_multiples(np.array([1000]), [16]) == "the value is 1000, not a multiple of 16"
+    assert _not_multiples(np.arange(8) * 16, [16]) is None  # no run longer than one: each value a start
+    assert "lane 2 along axis 0" in _not_multiples(np.array([0, 16, 33, 48]), [16])
+    tiles = np.arange(4)[:, None] * 128 + np.arange(8)[None, :]
+    assert _not_multiples(tiles, [1, 8]) is None and "along axis 1" in _not_multiples(tiles + 1, [1, 8])
+    assert "along axis 0" in _not_multiples(tiles, [128, 8])  # a column of 1, 129, ...: runs of one, from 1
+    mask = np.arange(16) < 12
+    assert _not_constant(mask, [4]) is None and _not_constant(np.arange(16) < 13, [4]) == \
+        "lanes 12 to 15 along axis 0 do not all hold one value"
+    assert _not_constant(np.zeros(4), [8]) is None and _not_constant(np.arange(2), [8]) is not None
+
+
 def test_a_reduction_over_all_axes_keeps_them_as_the_gpu_does():
     """axis=None: every input of a tuple flattened (the interpreter's loop flattens only the first and fails), and
     keep_dims keeps every axis of the input, as the compiler's tl.reduce does."""

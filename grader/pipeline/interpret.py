@@ -163,14 +163,19 @@ def _gpu_semantics(builder, scope):
       operators `%`, `<<`, `>>`, `&`, `^`: `BLOCK_N >> LOG2_SUB` with a module constant fails there, not on the GPU.
     - tl.fma (and libdevice's fma) rounds once on the GPU; Triton 3.6's interpreter multiplies and then adds,
       rounding twice (`fma(a, a, -(a * a))`, the product's rounding error, is 0 there).
+    - The compiler trusts what tl.assume, tl.multiple_of and tl.max_constancy promise of the values (it drops a
+      bound check, vectorises a mask or an access); the interpreter ignores them. The grader checks each promise
+      against the values each program gives it (_hints_checked).
     """
     for name, operation in REFLECTED.items():
         if not hasattr(tl.constexpr, name):
             scope.set_attr(tl.constexpr, name, lambda self, other, _op=operation: tl.constexpr(_op(other, self.value)))
-    patched = ["create_dot", "create_fma"]
+    patched = ["create_dot", "create_fma", "create_assume"]
     setattr(builder, "create_dot", _tf32_aware(builder.create_dot))
     setattr(builder, "create_fma", lambda x, y, z: interpreter.TensorHandle(
         fused_multiply_add(x.data, y.data, z.data), z.dtype.scalar))
+    setattr(builder, "create_assume", _assumption_checked)
+    _hints_checked(scope)
     for name in dir(builder):
         if name.startswith(("create_icmp", "create_fcmp")) and name not in vars(builder):
             setattr(builder, name, _boolean_result(getattr(builder, name)))
@@ -187,6 +192,79 @@ def _gpu_semantics(builder, scope):
         if not name.startswith("_") and callable(getattr(cuda, name, None)):
             scope.set_attr(dispatch, name, getattr(cuda, name))
     return patched
+
+
+class BrokenPromise(Exception):
+    """What a kernel told the compiler of its values (tl.assume, tl.multiple_of, tl.max_constancy) is false."""
+
+
+TRUSTED = "the GPU compiler trusts it, and the kernel it compiles may then read or write the wrong elements"
+
+
+def _assumption_checked(condition):
+    data = np.asarray(condition.data)
+    if not data.all():
+        lane = np.unravel_index(np.argmin(data), data.shape) if data.size > 1 else ()
+        where = f" at lane {', '.join(str(int(i)) for i in lane)}" if lane else ""  # not for a scalar
+        raise BrokenPromise(f"tl.assume's condition is false{where}: {TRUSTED}")
+
+
+def _hints_checked(scope):
+    """tl.multiple_of and tl.max_constancy (as the interpreter set them) check the values they are given. Not
+    tl.max_contiguous: Triton's matmul tutorial promises contiguous row indices that wrap at M, harmless where A
+    is row-major. Not pointers: the alignment of the CPU's buffers is not the GPU's."""
+    for module in (tl, core):
+        for name, broken in (("multiple_of", _not_multiples), ("max_constancy", _not_constant)):
+            hint = getattr(module, name)
+            scope.set_attr(module, name, _hint_checked(hint, name, broken))
+
+
+def _hint_checked(hint, name, broken):
+    def checked(input, values, *args, **kwargs):
+        hinted = hint(input, values, *args, **kwargs)
+        if isinstance(input, tl.tensor) and not input.dtype.is_ptr():
+            values = [v.value if isinstance(v, tl.constexpr) else v for v in
+                      (values if isinstance(values, (list, tuple)) else [values])]
+            why = broken(np.asarray(input.handle.data), values)
+            if why:
+                raise BrokenPromise(f"tl.{name}(..., {values[0] if len(values) == 1 else values}): {why}: {TRUSTED}")
+        return hinted
+    return checked
+
+
+def _not_multiples(data, values):
+    """Where a run of consecutive values starts (the first lane, and any lane not one more than the one before it
+    along the axis), its value must be a multiple of the hint's; what is wrong, else None."""
+    data = data.astype(np.int64)
+    if data.size == 1:  # a scalar (the interpreter's are blocks of one)
+        value = int(data.reshape(-1)[0])
+        return None if value % values[0] == 0 else f"the value is {value}, not a multiple of {values[0]}"
+    for axis, multiple in enumerate(values):
+        along = np.moveaxis(data, axis, -1)
+        starts = np.ones(along.shape, dtype=bool)
+        starts[..., 1:] = along[..., 1:] != along[..., :-1] + 1
+        wrong = starts & (along % multiple != 0)
+        if multiple > 1 and wrong.any():
+            lane = np.unravel_index(np.argmax(wrong), wrong.shape)
+            return (f"lane {lane[-1]} along axis {axis} starts a run of consecutive values with {int(along[lane])}, "
+                    f"not a multiple of {multiple}")
+    return None
+
+
+def _not_constant(data, values):
+    """Each aligned group of the hint's length along its axis must hold one value; what is wrong, else None."""
+    for axis, length in enumerate(values if data.ndim else []):
+        along = np.moveaxis(data, axis, -1)
+        length = min(length, along.shape[-1])
+        if length <= 1:
+            continue
+        groups = along[..., :along.shape[-1] // length * length].reshape(*along.shape[:-1], -1, length)
+        differ = (groups != groups[..., :1]).any(axis=-1)
+        if differ.any():
+            group = np.unravel_index(np.argmax(differ), differ.shape)[-1]
+            return (f"lanes {group * length} to {group * length + length - 1} along axis {axis} do not all hold one "
+                    "value")
+    return None
 
 
 REFLECTED = {"__rmod__": operator.mod, "__rlshift__": operator.lshift, "__rrshift__": operator.rshift,
