@@ -637,7 +637,7 @@ def with_hidden_cases(puzzle, seed):
 
     Sizes that the kernel receives as compile-time constants (a head dimension) and the widths of split
     layouts stay as they are; every other size is scaled by a random factor from the instructor's seed, and a
-    block that must hold a whole size (`launch.fits`) grows with it.
+    block that must hold a whole size (`launch.fits`) grows with it. Their programs run in a shuffled order.
     """
     import random
     rng = random.Random(f"{puzzle.id}/{seed}")
@@ -652,7 +652,9 @@ def with_hidden_cases(puzzle, seed):
                 symbols[symbol] = max(1, round(symbols[symbol] * rng.uniform(0.6, 1.7)) + rng.choice((0, 1)))
         for size, block in (puzzle.fits or {}).items():  # a size the kernel holds in one block still fits in one
             symbols[block] = max(symbols[block], EXPRESSION_BUILTINS["next_power_of_2"](symbols[size]))
-        hidden.append(CaseSpec(f"hidden case {len(hidden) + 1}", symbols, spec.dtype, spec.layout, spec.order,
+        # Programs in a shuffled order, whatever the public case's: a kernel that builds on what earlier programs
+        # stored only for some sizes or dtypes would otherwise meet the one shuffled public case nowhere it does.
+        hidden.append(CaseSpec(f"hidden case {len(hidden) + 1}", symbols, spec.dtype, spec.layout, "shuffled",
                                spec.split, spec.inputs, spec.group, hidden=True, contiguous=spec.contiguous))
     from dataclasses import replace
     return replace(puzzle, cases=puzzle.cases + tuple(hidden))

@@ -234,3 +234,11 @@ def product_rounding_error_kernel(x_ptr, fused_ptr, libdevice_ptr, BLOCK: tl.con
     tl.store(fused_ptr + offsets, tl.fma(x, x, -(x * x)))
     if LIBDEVICE:  # float32 and float64 only
         tl.store(libdevice_ptr + offsets, tl.extra.libdevice.fma(x, x, -(x * x)))
+
+
+@triton.jit
+def to_integer_kernel(x_ptr, n_ptr, signed_ptr, quotient_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(signed_ptr + offsets, tl.load(x_ptr + offsets).to(tl.int32))
+    n = tl.load(n_ptr + offsets)
+    tl.store(quotient_ptr + offsets, 7 // n)

@@ -151,6 +151,30 @@ def test_hidden_cases_keep_constexpr_sizes_and_change_the_others(course):
     assert with_hidden_cases(course.puzzle("attention"), seed=11).cases == attention.cases, "reproducible"
 
 
+def test_hidden_cases_run_their_programs_shuffled(course, tmp_path):
+    """A kernel that builds on what the program before it stored, only in float16 (the one shuffled public case is
+    float32), passes every public case; the hidden float16 case, shuffled, shows it."""
+    from grader.course import with_hidden_cases
+    from grader.pipeline.grade import grade_submission
+    for puzzle in course.puzzles:
+        hidden = with_hidden_cases(puzzle, seed=5).cases[len(puzzle.cases):]
+        assert hidden and {case.order for case in hidden} == {"shuffled"}, puzzle.id
+    path = tmp_path / "vector_add.py"
+    path.write_text((ROOT / "solutions" / "vector_add.py").read_text().replace(
+        "    tl.store(out_ptr + offsets, x + y, mask=mask)",
+        "    result = x + y\n"
+        "    if x_ptr.dtype.element_ty == tl.float16:  # the last element the program before stored: 0 where it ran\n"
+        "        if pid > 0:\n"
+        "            last = pid * BLOCK_SIZE - 1\n"
+        "            result += tl.load(out_ptr + last) - (tl.load(x_ptr + last) + tl.load(y_ptr + last))\n"
+        "    tl.store(out_ptr + offsets, result, mask=mask)"))
+    public = grade_submission(course, path, ["vector_add"]).puzzle("vector_add")
+    assert public.status == "pass", [d.message for d in public.diagnostics]
+    hidden = grade_submission(course, path, ["vector_add"], hidden_seed=8).puzzle("vector_add")
+    assert hidden.status == "fail" and all(case.hidden for case, result in zip(
+        with_hidden_cases(course.puzzle("vector_add"), 8).cases, hidden.cases) if result.status != "pass")
+
+
 def test_hidden_cases_keep_a_whole_row_in_one_block(course):
     """Softmax holds a row in one block (launch.fits: N -> BLOCK_N): a hidden case that grows the row grows the
     block, or the course's own solution would fail it."""

@@ -281,6 +281,18 @@ def test_a_promise_to_the_compiler_is_checked_against_the_values_and_only_what_i
     assert _not_constant(np.zeros(4), [8]) is None and _not_constant(np.arange(2), [8]) is not None
 
 
+def test_a_float_out_of_an_integers_range_saturates_and_a_division_by_zero_is_minus_one_as_on_the_gpu():
+    """cvt.rzi saturates (NaN is 0), where NumPy wraps 1e20 to INT_MIN; an H200 divides an integer by 0 into -1
+    (every bit set), where NumPy gives 0: a kernel must not be able to tell the grader from a GPU by them."""
+    from grader.notebook import run
+    x = torch.tensor([1e20, -1e20, float("nan"), -2.7], dtype=torch.float32)
+    n = torch.tensor([0, 2, -3, 0], dtype=torch.int32)
+    signed, quotient = torch.zeros(4, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+    assert run(kernels.to_integer_kernel, (1,), x, n, signed, quotient, BLOCK=4)
+    assert signed.tolist() == [2 ** 31 - 1, -2 ** 31, 0, -2]
+    assert quotient.tolist() == [-1, 3, -2, -1]
+
+
 def test_a_reduction_over_all_axes_keeps_them_as_the_gpu_does():
     """axis=None: every input of a tuple flattened (the interpreter's loop flattens only the first and fails), and
     keep_dims keeps every axis of the input, as the compiler's tl.reduce does."""

@@ -163,6 +163,9 @@ def _gpu_semantics(builder, scope):
       operators `%`, `<<`, `>>`, `&`, `^`: `BLOCK_N >> LOG2_SUB` with a module constant fails there, not on the GPU.
     - tl.fma (and libdevice's fma) rounds once on the GPU; Triton 3.6's interpreter multiplies and then adds,
       rounding twice (`fma(a, a, -(a * a))`, the product's rounding error, is 0 there).
+    - A float converted to an integer saturates on the GPU (cvt.rzi: past the type's range its limit, NaN 0);
+      NumPy wraps (1e20 becomes INT_MIN). An integer divided by 0 is -1 (every bit set) on the GPU stage's H200;
+      NumPy gives 0. A kernel could tell the grader from a GPU by either.
     - The compiler trusts what tl.assume, tl.multiple_of and tl.max_constancy promise of the values (it drops a
       bound check, vectorises a mask or an access); the interpreter ignores them. The grader checks each promise
       against the values each program gives it (_hints_checked).
@@ -175,6 +178,11 @@ def _gpu_semantics(builder, scope):
     setattr(builder, "create_fma", lambda x, y, z: interpreter.TensorHandle(
         fused_multiply_add(x.data, y.data, z.data), z.dtype.scalar))
     setattr(builder, "create_assume", _assumption_checked)
+    for name in ("create_fp_to_si", "create_fp_to_ui"):
+        setattr(builder, name, _saturating(getattr(builder, name)))
+    for name in ("create_sdiv", "create_udiv"):
+        setattr(builder, name, _by_zero_all_bits(getattr(builder, name)))
+    patched += ["create_fp_to_si", "create_fp_to_ui", "create_sdiv", "create_udiv"]
     _hints_checked(scope)
     for name in dir(builder):
         if name.startswith(("create_icmp", "create_fcmp")) and name not in vars(builder):
@@ -192,6 +200,35 @@ def _gpu_semantics(builder, scope):
         if not name.startswith("_") and callable(getattr(cuda, name, None)):
             scope.set_attr(dispatch, name, getattr(cuda, name))
     return patched
+
+
+def _saturating(convert):
+    def conversion(src, dst_type):
+        if src.dtype.scalar == tl.bfloat16:  # held as its bits: the interpreter's own conversion reads them
+            return convert(src, dst_type)
+        return _saturated(src, dst_type)
+    return conversion
+
+
+def _saturated(src, dst_type):
+    integer = interpreter._get_np_dtype(dst_type)
+    limits = np.iinfo(integer)
+    with np.errstate(invalid="ignore"):
+        values = np.nan_to_num(np.asarray(src.data, dtype=np.float64), nan=0.0, posinf=limits.max, neginf=limits.min)
+        return interpreter.TensorHandle(np.clip(np.trunc(values), limits.min, limits.max).astype(integer),
+                                        dst_type.scalar)
+
+
+def _by_zero_all_bits(divide):
+    def division(lhs, rhs):
+        divisor = np.asarray(rhs.data)
+        zero = divisor == 0
+        if not zero.any():
+            return divide(lhs, rhs)
+        quotient = divide(lhs, interpreter.TensorHandle(np.where(zero, 1, divisor).astype(divisor.dtype), rhs.dtype))
+        data = np.asarray(quotient.data)
+        return interpreter.TensorHandle(np.where(zero, np.array(-1).astype(data.dtype), data), quotient.dtype)
+    return division
 
 
 class BrokenPromise(Exception):
