@@ -410,7 +410,7 @@ def test_gpu_configs_declared_beside_the_kernel_leave_it_untouched(course, tmp_p
     path.write_text(plain + "\nBLOCKS = (64, 128)\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': b}) for b in BLOCKS]\n")
     assert [c["kwargs"] for c in configs_of(path, course, "vector_add", tmp_path)[1]] == [
         {"BLOCK_SIZE": 64}, {"BLOCK_SIZE": 128}]
-    path.write_text(plain + "\nimport torch\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': torch.cuda.device_count()})]\n")
+    path.write_text(plain + "\nimport torch\nGPU_CONFIGS = [triton.Config({'BLOCK_SIZE': torch.cuda.memory_allocated()})]\n")
     source = load_submission(path, course, ["vector_add"])["vector_add"].source
     assert source.configs is None and "torch" in source.config_problems[0]
 

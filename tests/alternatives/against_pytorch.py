@@ -11,8 +11,9 @@ course.yml's PyTorch reference at the course's tolerances. Prints a line per fil
 is wrong.
 
 Triton's interpreter gets a few valid kernels wrong, so this runs it with five small corrections of its own
-(`correct_the_interpreter`): a driver that answers on a machine without a GPU (a tutorial's
-`DEVICE = triton.runtime.driver.active.get_active_torch_device()`), comparisons typed as booleans (a scalar
+(`correct_the_interpreter`): a driver and torch.cuda queries that answer on a machine without a GPU, as the GPU
+stage's H200 (a tutorial's `DEVICE = triton.runtime.driver.active.get_active_torch_device()`, a pruner's
+`torch.cuda.get_device_properties(0).multi_processor_count`), comparisons typed as booleans (a scalar
 comparison broadcast into a mask otherwise becomes int32, which `tl.load` refuses), libdevice functions
 (`triton.language.extra.libdevice` and its `cuda` module) run as the triton.language function of the same name
 (the interpreter has none), triton.language functions a
@@ -52,9 +53,17 @@ def correct_the_interpreter():
     from triton.language.extra.cuda import libdevice as cuda_libdevice
     from triton.runtime import interpreter
 
+    # The GPU stage's H200, as its driver and torch.cuda describe it (bench/results/gpu-h200-device-properties.md).
+    properties = {"max_shared_mem": 232448, "max_num_regs": 65536, "multiprocessor_count": 132, "warpSize": 32}
     driver = types.SimpleNamespace(get_active_torch_device=lambda: torch.device("cpu"),
-                                   get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=90))
+                                   get_current_target=lambda: types.SimpleNamespace(backend="cuda", arch=90),
+                                   get_current_device=lambda: 0,
+                                   utils=types.SimpleNamespace(get_device_properties=lambda device: dict(properties)))
     type(triton.runtime.driver).active = property(lambda self: driver)
+    torch.cuda.get_device_properties = lambda device=None: types.SimpleNamespace(
+        name="NVIDIA H200", major=9, minor=0, multi_processor_count=132, regs_per_multiprocessor=65536,
+        shared_memory_per_block_optin=232448, warp_size=32)
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
     for name in dir(interpreter.InterpreterBuilder):
         if name.startswith(("create_icmp", "create_fcmp")):
             def boolean(self, lhs, rhs, compare=getattr(interpreter.InterpreterBuilder, name)):
