@@ -25,6 +25,14 @@ def compare(case, settings=DEFAULT):
             if changed.any():
                 diagnostics.append(_modified(case, buffer, changed, "input_modified",
                                              "is an input but the kernel changed it"))
+            elif buffer.crossed is not None:  # stored into and put back (memcheck: _crossing)
+                position, first, second = buffer.crossed
+                diagnostics.append(Diagnostic("race", (
+                    f"{buffer.name} is an input, and {_program(case, first)} stored into {_where(buffer, position)}, "
+                    f"which {_program(case, second)} of the same launch then read. On a GPU programs run at the "
+                    "same time: the others read the input while it holds what was stored there, whatever is put "
+                    "back afterwards. Leave inputs as they are: keep a program's own values in registers, or in "
+                    "elements of an output that only it uses."), case.name, _blamed(case, first)))
             continue
         if (changed & ~in_view).any():
             diagnostics.append(_modified(case, buffer, changed & ~in_view, "outside_write",

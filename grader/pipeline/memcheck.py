@@ -294,6 +294,8 @@ class MemoryChecker:
         if buffer.crossed is None and access == "atomic":
             self._crossing(buffer, positions, code)
         if access == "load":
+            if buffer.crossed is None and buffer.spec.role == "input":
+                self._crossing(buffer, positions, code)
             buffer.loads += _newly_loaded(buffer, positions, code, _load_site())
             buffer.readers[positions] = code
             return
@@ -359,7 +361,9 @@ class MemoryChecker:
         atomic reads that value and stores what it makes of it, and on a GPU the two programs run at the same time,
         in any order (atomics by many programs are meant to share; a plain store is not). A load of what another
         program stored is not noted: its value may go unused (a wrapped or clamped lane whose store is masked off,
-        the matmul tutorial's `rows % M`), and where it is used the shuffled order shows it."""
+        the matmul tutorial's `rows % M`), and where it is used the shuffled order shows it; but a load of an input
+        (which no program should store into) is: a program that used an input as scratch and put it back shows in
+        no order, while on a GPU the others read it meanwhile."""
         others = buffer.stored_by[positions]
         crossing = (others != -1) & (others != code) & (others >> 32 == self.launch_index)
         if crossing.any():

@@ -384,7 +384,8 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
         parent, views = tensor["parent"], tensor["views"]
         index = torch.arange(parent.numel())
         positions = [index.as_strided(v.shape, v.stride(), v.storage_offset()) for v in views]
-        buffers[name] = Buffer(TensorSpec(name, (), "input", False), parent, views, positions)
+        role = "inout" if name in case["written"] else "input"  # all the memory checker needs of its role
+        buffers[name] = Buffer(TensorSpec(name, (), role, False), parent, views, positions)
     error, printed, undefined_loaded, passes_over_nan = None, "", False, False
     for launch_index, plan in enumerate(copies["launches"]):
         regions = {params[position]: Region(buffers[name], index, params[position], puzzle_params[position])
