@@ -301,6 +301,9 @@ def test_a_forged_worker_result_is_refused_as_data(course, tmp_path, monkeypatch
     {"race": {"out": [0, 10 ** 400, 1]}},  # pickled ints have no bound: torch.tensor would raise on it
     {"read_unwritten": {"x": [0, -(10 ** 30)]}},
     {"loads": {"x": 10 ** 400}},
+    {"lane_race": {"out": [0, 0, 10 ** 400, 1]}},
+    {"lane_race": {"out": [0, 0, 1]}},
+    {"lane_race": {"nowhere": [0, 0, 1, 2]}},
 ])
 def test_numbers_out_of_every_range_in_a_workers_result_are_refused_as_data(course, monkeypatch, record):
     real = grade_module.run_worker

@@ -67,6 +67,13 @@ class Buffer:
     # (position, the storing program, the updating one)
     crossed: tuple = None
     stored_by: np.ndarray = None  # per parent element: which program last stored it with a plain tl.store (-1: none)
+    # Per parent element, of that store: the lane that stored it, the shape of its block, the barriers run before it
+    stored_lane: np.ndarray = None
+    stored_block: np.ndarray = None
+    stored_epoch: np.ndarray = None
+    # The first element a lane of a program loaded that another lane of it stored, no barrier between:
+    # (position, the program, the storing lane, the loading lane)
+    lane_race: tuple = None
     read_unwritten: tuple = None  # the first element loaded or atomically updated before any store: (position, reader)
     # Elements loaded through it: each once per program, and again each time the same load (the same line of the
     # kernel, called the same way) loads it again in that program: a second sweep over the same tiles elsewhere in
@@ -86,7 +93,8 @@ class Buffer:
     zero_fill_failed: bool = False  # that run ended in an error
 
     def __post_init__(self):
-        for tracker in ("writers", "readers", "stored_by", "counted_by"):  # nobody has stored or loaded an element yet
+        for tracker in ("writers", "readers", "stored_by", "counted_by", "stored_lane", "stored_block",
+                        "stored_epoch"):  # nobody has stored or loaded an element yet
             if getattr(self, tracker) is None:
                 setattr(self, tracker, np.full(self.parent.numel(), -1, dtype=np.int64))
 

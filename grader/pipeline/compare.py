@@ -61,6 +61,15 @@ def compare(case, settings=DEFAULT):
                 "launch, the same value each time: programs repeat work that another one does (tiles that overlap "
                 f"at an edge store an element at most {most} times). Let each program compute and store its own "
                 "part of the output."), case.name))
+        if buffer.lane_race is not None:
+            position, program, stored, loaded = buffer.lane_race
+            diagnostics.append(Diagnostic("race", (
+                f"{buffer.name}: in {_program(case, program)}, lane {loaded} of a load read {_where(buffer, position)}, "
+                f"which lane {stored} of a store of the same program had stored, with no tl.debug_barrier() between. "
+                "On a GPU a program's lanes are threads in several warps, each at its own pace: the load may come "
+                "before the store. Keep the values in registers (tl.flip, tl.reshape, tl.trans move them between "
+                "lanes), or put a tl.debug_barrier() between the store and the load."),
+                case.name, _blamed(case, program)))
         if buffer.crossed is not None:
             position, first, second = buffer.crossed
             diagnostics.append(Diagnostic("race", (

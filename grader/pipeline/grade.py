@@ -383,6 +383,7 @@ def run_case(puzzle, index, source, run, seed, settings, constants=None, instead
         buffer.zero_filled = run.get("zero_filled", {}).get(name)
         buffer.zero_fill_failed = run.get("zero_fill_failed", False)
         buffer.crossed = run.get("crossed", {}).get(name)
+        buffer.lane_race = run.get("lane_race", {}).get(name)
         buffer.loads = int(run["loads"][name])
         buffer.repeated = int(run["repeated"][name])
     error = run["error"]

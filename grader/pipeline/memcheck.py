@@ -239,6 +239,7 @@ class MemoryChecker:
         self.zero_undefined = zero_undefined
         self.undefined_loaded = False  # a load without other= had masked-off lanes
         self.passes_over_nan = False  # an operation ran whose result a NaN need not make NaN (NAN_BLIND)
+        self.barriers = 0  # tl.debug_barrier()s run: a program's lanes see each other's stores only past one
 
     def tag(self, param, handle):
         setattr(handle, TAG, self.regions[param])
@@ -272,7 +273,11 @@ class MemoryChecker:
                 values = (values[active] if active is not None else values).reshape(-1)
             else:
                 values = None
-            self._record(access, region, region.covered(positions, size), values)
+            lanes = None
+            if size == region.itemsize and pointers.data.size > 1:  # a block's lanes, one element each
+                lanes = (np.flatnonzero(active) if active is not None else np.arange(addresses.size),
+                         hash(pointers.data.shape) & (2 ** 62 - 1))
+            self._record(access, region, region.covered(positions, size), values, lanes)
             return
         inside = np.zeros(addresses.size, dtype=bool)
         for region in self.regions.values():
@@ -284,8 +289,10 @@ class MemoryChecker:
             raise OutOfBounds(access, None, interpreter.interpreter_builder.grid_idx, self.dims, [],
                               int((~inside).sum()), addresses.size, "")
 
-    def _record(self, access, region, positions, values=None):
+    def _record(self, access, region, positions, values=None, lanes=None):
         code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
+        if lanes is not None and region.buffer.lane_race is None:
+            self._lanes_hand_over(access, region.buffer, positions, code, *lanes)
         if access != "store" and region.buffer.read_unwritten is None:  # an output is garbage until stored
             unwritten = region.buffer.writers[positions] == -1
             if unwritten.any():
@@ -318,6 +325,26 @@ class MemoryChecker:
         writers[positions] = code
         if access == "store":
             buffer.stored_by[positions] = code
+
+    def _lanes_hand_over(self, access, buffer, positions, code, lanes, shape):
+        """Note the first element a lane of a block load reads that another lane of a block of the same shape, in the
+        same program, stored with no tl.debug_barrier() run between: on a GPU those lanes are other threads, in
+        other warps, running at their own pace, and the load may come before the store (the interpreter runs each
+        operation over the whole block before the next). A scalar's store or load, or a block of another shape
+        (whose lanes the compiler lays out otherwise), is not told."""
+        if access == "store":
+            buffer.stored_lane[positions] = lanes
+            buffer.stored_block[positions] = shape
+            buffer.stored_epoch[positions] = self.barriers
+            return
+        if access != "load":
+            return
+        handed = ((buffer.stored_by[positions] == code) & (buffer.stored_block[positions] == shape) &
+                  (buffer.stored_epoch[positions] == self.barriers) & (buffer.stored_lane[positions] != lanes))
+        if handed.any():
+            first = np.argmax(handed)
+            buffer.lane_race = (int(positions[first]), code, int(buffer.stored_lane[positions[first]]),
+                                int(lanes[first]))
 
     def _lanes_agree(self, pointers, value, mask):
         """Note, as a race of the program with itself, the first element two active lanes of one store (or
@@ -445,8 +472,15 @@ class MemoryChecker:
                 return method(*args, **kwargs)
             return passing_over_nan
 
+        barrier = builder.create_barrier
+
+        def counted_barrier(*args, **kwargs):
+            self.barriers += 1
+            return barrier(*args, **kwargs)
+
         replace("create_masked_load", checked_load)
         replace("create_masked_store", checked_store)
+        replace("create_barrier", counted_barrier)
         replace("create_atomic_rmw", blind(checked_rmw))
         replace("create_atomic_cas", blind(checked_cas))
         for name in [n for n in dir(builder) if n in NAN_BLIND or n.startswith("create_fcmp")]:

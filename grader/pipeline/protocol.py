@@ -317,6 +317,17 @@ def _run(run, order, case, modules, settings, configurations=({},), pruning=None
         _int(position, 0, case.buffers[name].parent.numel())
         _expect(_decodable(torch.tensor([first, second]), case), "a crossing names programs that do not exist")
         checked["crossed"][name] = (position, first, second)
+    lane_race = run.get("lane_race", {})
+    _expect(isinstance(lane_race, dict) and set(lane_race) <= names, "a lanes' race names other tensors")
+    checked["lane_race"] = {}
+    for name, record in lane_race.items():
+        _expect(isinstance(record, (list, tuple)) and len(record) == 4, "a lanes' race record is malformed")
+        position, program, stored, loaded = (_int(v, -2 ** 63, 2 ** 63) for v in record)
+        _int(position, 0, case.buffers[name].parent.numel())
+        _int(stored, 0, 2 ** 31)
+        _int(loaded, 0, 2 ** 31)
+        _expect(_decodable(torch.tensor([program]), case), "a lanes' race names a program that does not exist")
+        checked["lane_race"][name] = (position, program, stored, loaded)
     # The kernel's early_config_prune: what it kept off (a configuration case only), or what it raised
     for key, allowed in (("pruned", pruning is True), ("prune_error", pruning is not None)):
         if run.get(key) is not None:

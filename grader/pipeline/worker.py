@@ -416,6 +416,7 @@ def _run(kernel, case, order, puzzle_params, modules, refill=None, zero_undefine
             "readers": {name: torch.from_numpy(b.readers) for name, b in buffers.items()},
             "race": {name: list(b.race) for name, b in buffers.items() if b.race is not None},
             "crossed": {name: list(b.crossed) for name, b in buffers.items() if b.crossed is not None},
+            "lane_race": {name: list(b.lane_race) for name, b in buffers.items() if b.lane_race is not None},
             "read_unwritten": {name: list(b.read_unwritten) for name, b in buffers.items()
                                if b.read_unwritten is not None},
             "loads": {name: int(b.loads - passes_taken_back(b)) for name, b in buffers.items()},
