@@ -291,6 +291,10 @@ def test_a_float_out_of_an_integers_range_saturates_and_a_division_by_zero_is_mi
     assert run(kernels.to_integer_kernel, (1,), x, n, signed, quotient, BLOCK=4)
     assert signed.tolist() == [2 ** 31 - 1, -2 ** 31, 0, -2]
     assert quotient.tolist() == [-1, 3, -2, -1]
+    from grader.pipeline.interpret import _saturated
+    far = interpreter.TensorHandle(np.array([1e20, -1e20, 3e9, np.inf], dtype=np.float32), tl.float32)
+    assert _saturated(far, tl.int64).data.tolist() == [2 ** 63 - 1, -2 ** 63, 3_000_000_000, 2 ** 63 - 1]
+    assert _saturated(far, tl.uint64).data.tolist() == [2 ** 64 - 1, 0, 3_000_000_000, 2 ** 64 - 1]
 
 
 def test_a_reduction_over_all_axes_keeps_them_as_the_gpu_does():

@@ -352,7 +352,7 @@ def test_a_case_runs_with_the_configurations_the_kernels_pruner_keeps_for_it(tmp
     "torch.cuda.get_device_properties(0).multi_processor_count == 132",
     "torch.cuda.get_device_capability() == (9, 0) and torch.cuda.device_count() == 1",
     "driver.active.utils.get_device_properties(driver.active.get_current_device())['multiprocessor_count'] == 132",
-    "get_device_properties(named_args['x_ptr'].device).shared_memory_per_block_optin == 232448",
+    "get_device_properties(torch.cuda.current_device()).shared_memory_per_block_optin == 232448",
     "driver.active.get_current_target().arch == 90",
 ])
 def test_a_pruner_is_told_it_runs_on_the_gpu_stages_gpu(tmp_path, grade, asks):
@@ -389,6 +389,16 @@ def test_a_pruner_may_ask_torch_cuda_what_gpu_it_is_and_nothing_more(tmp_path, g
         "host code the grader does not run (torch.cuda.synchronize: torch.cuda has no `synchronize` the grader "
         "evaluates for a submission)"
         in note for note in result.notes), result.notes
+
+
+def test_host_code_cannot_read_which_device_a_tensor_is_on(tmp_path, grade):
+    """The sandbox's tensors are on no GPU: a heuristic that read `.device` could tell the grader from a GPU."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(SOLUTION.replace("@triton.jit", "@triton.heuristics({'BLOCK_SIZE': lambda args: 128 if "
+                                                    "args['x_ptr'].device.type == 'cuda' else 256})\n@triton.jit"))
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "error" and "`.device` is not something the grader evaluates" in \
+        result.diagnostics[0].message, [d.message for d in result.diagnostics]
 
 
 def test_the_gpu_host_code_is_told_of_is_answered_only_within_the_block():

@@ -204,19 +204,26 @@ def _gpu_semantics(builder, scope):
 
 def _saturating(convert):
     def conversion(src, dst_type):
-        if src.dtype.scalar == tl.bfloat16:  # held as its bits: the interpreter's own conversion reads them
+        # bfloat16 is held as its bits, which the interpreter's own conversion reads; 8- and 16-bit integers the
+        # GPU converts through a wider one and truncates, as NumPy's conversion wraps.
+        if src.dtype.scalar == tl.bfloat16 or dst_type.scalar.primitive_bitwidth < 32:
             return convert(src, dst_type)
         return _saturated(src, dst_type)
     return conversion
 
 
 def _saturated(src, dst_type):
+    """cvt.rzi's conversion: toward zero, NaN 0, past the type's range its limit. The limits are compared as the
+    powers of two they are next to (2**63 - 1 is no float64; 2**63 would wrap)."""
     integer = interpreter._get_np_dtype(dst_type)
     limits = np.iinfo(integer)
+    above = 2.0 ** (limits.bits - (limits.min < 0))  # the first value past the largest
     with np.errstate(invalid="ignore"):
-        values = np.nan_to_num(np.asarray(src.data, dtype=np.float64), nan=0.0, posinf=limits.max, neginf=limits.min)
-        return interpreter.TensorHandle(np.clip(np.trunc(values), limits.min, limits.max).astype(integer),
-                                        dst_type.scalar)
+        values = np.trunc(np.asarray(src.data, dtype=np.float64))
+        inside = np.clip(np.nan_to_num(values, nan=0.0), float(limits.min), np.nextafter(above, 0.0))
+        data = np.where(values >= above, limits.max, np.where(values < float(limits.min), limits.min,
+                                                              inside.astype(integer)))
+    return interpreter.TensorHandle(data.astype(integer), dst_type.scalar)
 
 
 def _by_zero_all_bits(divide):

@@ -240,6 +240,9 @@ class MemoryChecker:
         self.undefined_loaded = False  # a load without other= had masked-off lanes
         self.passes_over_nan = False  # an operation ran whose result a NaN need not make NaN (NAN_BLIND)
         self.barriers = 0  # tl.debug_barrier()s run: a program's lanes see each other's stores only past one
+        # Block shape -> (program, buffer, loading lanes, positions, storing lanes) of the elements a program's lanes
+        # loaded from its other lanes' stores, until its next store of a block of that shape (_lanes_hand_over)
+        self.handed = {}
 
     def tag(self, param, handle):
         setattr(handle, TAG, self.regions[param])
@@ -291,8 +294,10 @@ class MemoryChecker:
 
     def _record(self, access, region, positions, values=None, lanes=None):
         code = (self.launch_index << 32) | _linear_program(interpreter.interpreter_builder.grid_idx, self.grid)
-        if lanes is not None and region.buffer.lane_race is None:
+        if lanes is not None:
             self._lanes_hand_over(access, region.buffer, positions, code, *lanes)
+        elif access == "store":  # a scalar's, or of another element size: no block's lanes to tell
+            region.buffer.stored_block[positions] = -1
         if access != "store" and region.buffer.read_unwritten is None:  # an output is garbage until stored
             unwritten = region.buffer.writers[positions] == -1
             if unwritten.any():
@@ -328,23 +333,34 @@ class MemoryChecker:
 
     def _lanes_hand_over(self, access, buffer, positions, code, lanes, shape):
         """Note the first element a lane of a block load reads that another lane of a block of the same shape, in the
-        same program, stored with no tl.debug_barrier() run between: on a GPU those lanes are other threads, in
-        other warps, running at their own pace, and the load may come before the store (the interpreter runs each
-        operation over the whole block before the next). A scalar's store or load, or a block of another shape
-        (whose lanes the compiler lays out otherwise), is not told."""
+        same program, stored with no tl.debug_barrier() run between, where that lane then stores (it is active in the
+        program's next store of a block of that shape): on a GPU those lanes are other threads, in other warps,
+        running at their own pace, and the load may come before the store (the interpreter runs each operation over
+        the whole block before the next). A lane whose store is masked off threw what it read away (a wrapped or
+        clamped reload, `cols % N`). A scalar's store or load, or a block of another shape (whose lanes the compiler
+        lays out otherwise), is not told."""
         if access == "store":
+            pending = self.handed.pop(shape, None)
+            if pending is not None and pending[0] == code and pending[1].lane_race is None:
+                storing = np.isin(pending[2], lanes)
+                if storing.any():
+                    first = np.argmax(storing)
+                    pending[1].lane_race = (int(pending[3][first]), code, int(pending[4][first]),
+                                            int(pending[2][first]))
             buffer.stored_lane[positions] = lanes
             buffer.stored_block[positions] = shape
             buffer.stored_epoch[positions] = self.barriers
             return
-        if access != "load":
+        if access != "load" or buffer.lane_race is not None:
             return
         handed = ((buffer.stored_by[positions] == code) & (buffer.stored_block[positions] == shape) &
                   (buffer.stored_epoch[positions] == self.barriers) & (buffer.stored_lane[positions] != lanes))
         if handed.any():
-            first = np.argmax(handed)
-            buffer.lane_race = (int(positions[first]), code, int(buffer.stored_lane[positions[first]]),
-                                int(lanes[first]))
+            found = (lanes[handed], positions[handed], buffer.stored_lane[positions[handed]])
+            earlier = self.handed.get(shape)
+            if earlier is not None and earlier[0] == code and earlier[1] is buffer:
+                found = tuple(np.concatenate([old, new]) for old, new in zip(earlier[2:], found))
+            self.handed[shape] = (code, buffer, *found)
 
     def _lanes_agree(self, pointers, value, mask):
         """Note, as a race of the program with itself, the first element two active lanes of one store (or

@@ -73,10 +73,11 @@ VALUE_ATTRIBUTES = frozenset((_public_attributes(*_CLASSES) | {
 # triton.runtime.driver.active.get_current_target().backend; the fused softmax's SMs and registers:
 # driver.active.utils.get_device_properties(device)["multiprocessor_count"]), or as libraries ask torch
 # (torch.cuda.get_device_properties(0).multi_processor_count); the sandbox answers for the GPU compiled for
-# (configs.on_the_gpu).
+# (configs.on_the_gpu). Not a tensor's `.device`: the sandbox's tensors are not on a GPU, and a heuristic that read
+# it could tell the grader from the GPU stage.
 TORCH_CUDA_QUERIES = ("get_device_properties", "get_device_capability", "current_device", "device_count")
 TARGET_ATTRIBUTES = frozenset({"active", "get_current_target", "backend", "arch", "warp_size", "utils",
-                               "get_device_properties", "get_current_device", "device", "index", "name", "major",
+                               "get_device_properties", "get_current_device", "name", "major",
                                "minor", "multi_processor_count", "total_memory", "L2_cache_size",
                                "regs_per_multiprocessor", "max_threads_per_multi_processor", "max_threads_per_block",
                                "shared_memory_per_block", "shared_memory_per_block_optin",
