@@ -130,3 +130,19 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     process.stdout.close()  # as `| head -1` does; the report is larger than the pipe's buffer
     assert "Traceback" not in process.stderr.read()
     assert process.wait() == 128 + 13  # as a shell reports a command killed by SIGPIPE
+
+
+def test_each_tuning_configuration_is_estimated(course):
+    """The check estimates the first tuning configuration; inspect estimates each the autotuner times and marks the
+    fastest (triton.ops' matmul: its third, 128x128x32 with 4 warps, the one the H200's autotuner kept)."""
+    submission = ROOT / "tests" / "alternatives" / "matmul" / "triton_ops_split_k_even_k_heuristic.py"
+    report = inspect_kernel(course, submission, "matmul", 90)
+    table = report[report.index("each tuning configuration"):report.index("== Triton IR ==")].splitlines()
+    rows = [line for line in table if "BLOCK_M=" in line]
+    assert [row.split("  ")[0] for row in rows] == [
+        "BLOCK_M=128, BLOCK_N=256, BLOCK_K=32, SPLIT_K=1, 8 warps, 3 stages",
+        "BLOCK_M=256, BLOCK_N=128, BLOCK_K=32, SPLIT_K=1, 8 warps, 3 stages",
+        "BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, SPLIT_K=1, 4 warps, 4 stages",
+        "BLOCK_M=64, BLOCK_N=128, BLOCK_K=32, SPLIT_K=1, 4 warps, 4 stages"]
+    assert all(re.search(r"\d+ us  (memory|requests|latency|compute)", row) for row in rows), rows
+    assert [row.endswith("<- the fastest estimated") for row in rows] == [False, False, True, False], rows

@@ -849,3 +849,45 @@ def test_one_program_stands_for_all_only_where_no_branch_or_loop_depends_on_the_
         sys.path.remove(str(tmp_path))
         sys.modules.pop("triton_helpers", None)
     assert traffic.same_work_in_every_program(python_function(module.kernel)) is same
+
+
+PIECES_KERNEL = '''
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 1024, "PIECES": 1}, num_warps=4),
+                          triton.Config({"BLOCK_SIZE": 1024, "PIECES": 4}, num_warps=2)], key=["n_elements"])
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr, PIECES: tl.constexpr):
+    for piece in tl.static_range(PIECES):
+        offsets = tl.program_id(0) * BLOCK_SIZE + piece * (BLOCK_SIZE // PIECES) + tl.arange(0, BLOCK_SIZE // PIECES)
+        mask = offsets < n_elements
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                 mask=mask)
+'''
+
+
+def test_each_tuning_configuration_is_estimated_with_its_own_constants(tmp_path):
+    """The check estimates the first tuning configuration and says the autotuner times the others; the estimate of
+    another is made with its values of the kernel's own parameters (PIECES=4: four loads of x per program)."""
+    from grader.pipeline import grade
+    from grader.pipeline.performance import summary
+    path = tmp_path / "vector_add.py"
+    path.write_text(PIECES_KERNEL)
+    puzzle = COURSE.puzzle("vector_add")
+    first = grade.grade_submission(COURSE, path, ["vector_add"], performance=True).puzzle("vector_add").performance
+    assert first["error"] is None
+    assert [(config["kwargs"], config["constants"], config["num_warps"]) for config in first["tuning"]] == \
+        [({"BLOCK_SIZE": 1024}, {"PIECES": 1}, 4), ({"BLOCK_SIZE": 1024}, {"PIECES": 4}, 2)]
+    assert "estimated at the first of the 2 tuning configurations" in summary(first)[1]
+
+    def loads_of_x(performance):
+        return [a["executions_per_program"] for a in performance["accesses"] if a["tensor"] == "x" and
+                a["access"] == "load"]
+    assert loads_of_x(first) == [1.0]
+    source = load_submission(path, COURSE, ["vector_add"])["vector_add"].source
+    second = grade.estimate_source(puzzle, source, COURSE, config=first["tuning"][1])
+    assert second["error"] is None and second["config"]["num_warps"] == 2
+    assert loads_of_x(second) == [4.0]
+    assert "estimated at one of the 2 tuning configurations" in summary(second)[1]

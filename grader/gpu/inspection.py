@@ -8,6 +8,7 @@ first size, the submission's first tuning configuration or the course's); any ot
 case's arguments.
 """
 import json
+import os
 import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +38,7 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
     job = compile_job(puzzle, source, first_case, inspect=True)
     # The estimate grades the kernel in a sandbox of its own: it runs while this one compiles.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        performance = pool.submit(_performance, course, path, puzzle, settings)
+        performance = pool.submit(_performance, course, path, puzzle, source, settings)
         with tempfile.TemporaryDirectory(prefix="triton-course-inspect-") as scratch:
             outcome = compile_in_sandbox(course, {puzzle.id: job}, target, replace(settings, puzzle_timeout_s=300),
                                          scratch)[puzzle.id]
@@ -66,15 +67,54 @@ def inspect_kernel(course, path, puzzle_id, target=90, settings=DEFAULT):
     return "\n".join(lines)
 
 
-def _performance(course, path, puzzle, settings):
-    """The check's estimate of how fast the kernel would run (pipeline/performance.py), as report lines."""
+def _performance(course, path, puzzle, source, settings):
+    """The check's estimate of how fast the kernel would run (pipeline/performance.py), as report lines, with each
+    of its tuning configurations' where it has several."""
     if puzzle.benchmark is None:
         return []
     from ..pipeline.grade import grade_submission
     result = grade_submission(course, path, [puzzle.id], settings=settings, performance=True).puzzle(puzzle.id)
     if result.performance is None:
         return ["== How fast would it be? ==", f"no estimate: the kernel does not pass the check ({result.status})", ""]
-    return ["== How fast would it be? ==", *summary(result.performance), *_traffic(result.performance), ""]
+    return ["== How fast would it be? ==", *summary(result.performance), *_traffic(result.performance),
+            *_each_configuration(course, puzzle, source, settings, result.performance), ""]
+
+
+# Each costs a compile at its tiles and its sampled programs' interpretation: about a second of a core for a matmul's.
+CONFIGURATIONS_ESTIMATED = 32
+
+
+def _each_configuration(course, puzzle, source, settings, first):
+    """Lines of a table: the estimate at each tuning configuration the GPU stage's autotuner times (Performance.tuning),
+    the first's already made (`first`), the others each in a worker of its own, one a core."""
+    from ..pipeline.grade import estimate_source
+    tuning = first.get("tuning") or []
+    if len(tuning) < 2:
+        return []
+    chosen = tuning[1:CONFIGURATIONS_ESTIMATED]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        estimates = [first, *pool.map(lambda config: estimate_source(puzzle, source, course, settings, config), chosen)]
+    fastest = min((e["predicted_s"] for e in estimates if not e["error"]), default=None)
+    words = [_configuration_words(config) for config in tuning[:len(estimates)]]
+    width = max(len("configuration"), *map(len, words))
+    lines = ["", "each tuning configuration the autotuner times at that size (it keeps the fastest on the GPU):",
+             f"{'configuration':<{width}}  estimate  bound"]
+    for launched, performance in zip(words, estimates):
+        if performance["error"]:
+            lines.append(f"{launched:<{width}}  no estimate: {performance['error']}")
+            continue
+        mark = "  <- the fastest estimated" if performance["predicted_s"] == fastest else ""
+        lines.append(f"{launched:<{width}}  {performance['predicted_s'] * 1e6:>5.0f} us  {performance['bound']}{mark}")
+    if len(tuning) > len(estimates):
+        lines.append(f"(the other {len(tuning) - len(estimates)} not estimated: at most {CONFIGURATIONS_ESTIMATED})")
+    return lines
+
+
+def _configuration_words(config):
+    """'BLOCK_M=128, BLOCK_N=64, GROUP_M=8, 8 warps, 3 stages' of a configuration in the course's names."""
+    return ", ".join([*(f"{k}={v}" for k, v in {**config.get("kwargs", {}), **config.get("constants", {})}.items()),
+                      *([f"{config['num_warps']} warps"] if "num_warps" in config else []),
+                      *([f"{config['num_stages']} stages"] if "num_stages" in config else [])])
 
 
 def _traffic(performance):

@@ -214,16 +214,18 @@ def _in_order(puzzle, source, cases, indices, resources, settings, hidden):
     return dict(zip(indices, outcome["cases"]))
 
 
-def estimate_source(puzzle, source, course, settings=DEFAULT):
+def estimate_source(puzzle, source, course, settings=DEFAULT, config=None):
     """How fast a kernel (a KernelSource) whose cases pass would run on a GPU (Performance.to_dict()), made by a
-    worker of its own that runs no case: a notebook's check shows its verdict first, and this when it comes."""
-    outcome = _run_jobs(course, {puzzle.id: (puzzle, source, [])}, settings, performance=True)[puzzle.id]
+    worker of its own that runs no case: a notebook's check shows its verdict first, and this when it comes.
+    `config`: one of its tuning configurations (Performance.tuning) to estimate, instead of the first."""
+    performance = True if config is None else {puzzle.id: config}
+    outcome = _run_jobs(course, {puzzle.id: (puzzle, source, [])}, settings, performance=performance)[puzzle.id]
     if isinstance(outcome, (Ending, MalformedResult)):
         why = outcome.message if isinstance(outcome, Ending) else f"its result is malformed: {outcome}"
         return unavailable(puzzle, settings.estimate_gpu, f"the estimate's worker failed ({why})").to_dict()
     if outcome.get("profile") is None:
         return unavailable(puzzle, settings.estimate_gpu, "the worker sent no profile").to_dict()
-    return _estimate(puzzle, source, outcome["profile"], settings.estimate_gpu)
+    return _estimate(puzzle, source, outcome["profile"], settings.estimate_gpu, config)
 
 
 def _estimate(puzzle, source, profile, gpu, chosen=None):

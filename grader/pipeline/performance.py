@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-from .configs import NUM_WARPS
+from .configs import NUM_WARPS, validate_configs
 from .traffic import VECTOR_BYTES, launch_config
 
 
@@ -105,6 +105,10 @@ class Performance:
     advice: list = field(default_factory=list)
     reductions: list = field(default_factory=list)  # per reduction: line, shape, axis, times a program, warps spanned
     error: str = None
+    # The tuning configurations the GPU stage's autotuner times at that size (those the kernel's pruner keeps there),
+    # in the course's names (configs.validate_configs): it keeps the fastest. The estimate is of `config`, the first
+    # of them unless another was chosen.
+    tuning: list = field(default_factory=list)
 
     @property
     def fraction(self):
@@ -176,6 +180,7 @@ def estimate(puzzle, params, profile, gpu, chosen=None):
     performance.reductions = [{**r, "warps": warps_spanned(r, occupancy["num_warps"], counts)}
                               for r in counts["reductions"]]
     performance.advice = _advice(spec, counts, occupancy, programs, resources, config, ceilings, predicted)
+    performance.tuning = validate_configs(puzzle, configs, params)[0]
     return performance
 
 
@@ -547,7 +552,18 @@ def summary(performance):
              f"{_duration(performance['predicted_s'])}, "
              f"{performance['fraction']:.0%} of the roofline ({_duration(performance['roofline_s'])}), bound by "
              f"{BOUND_WORDS[performance['bound']]}"]
+    tuning = performance.get("tuning") or []
+    if len(tuning) > 1:
+        lines.append(f"  estimated at {'the first' if _launched_as(tuning[0], config) else 'one'} of the "
+                     f"{len(tuning)} tuning configurations the GPU stage's autotuner times at that size; it keeps the "
+                     "fastest (`triton-course inspect` estimates each)")
     return lines + [f"  - {advice}" for advice in performance["advice"]]
+
+
+def _launched_as(tuning, config):
+    """Whether a tuning configuration (course names, completed or not) is launched as `config` (completed)."""
+    return all(config.get("kwargs", {}).get(k) == v for k, v in tuning.get("kwargs", {}).items()) and \
+        all(config.get(k) == tuning[k] for k in ("num_warps", "num_stages") if k in tuning)
 
 
 BOUND_WORDS = {"memory": "DRAM bandwidth", "requests": "the L2's bandwidth (memory requests)",

@@ -328,7 +328,9 @@ def _plan(job, modules, kernel, course):
         if job["profile"]["configs"] is not None:
             configs = read_configs(job["profile"]["configs"], modules.loaded[job["profile"]["configs_module"]].__dict__,
                                    [job["kernel"], puzzle.kernel], job["profile"]["target"])
-        plan = Plan(kernel, puzzle, configs, chosen, job.get("tuned"))
+        # A chosen configuration brings its values of the kernel's own parameters (validate_configs' "constants").
+        constants = {**job.get("tuned", {}), **(chosen or {}).get("constants", {})}
+        plan = Plan(kernel, puzzle, configs, chosen, constants)
         pruner = kernel_pruner(job, modules.loaded, max(job["targets"]))
         if chosen is None and pruner is not None and pruner[0] is not None and \
                 len(pruner[0]) == len(configs) and not any("error" in config for config in configs):
