@@ -579,9 +579,11 @@ def guessable_seed(seed):
 CONFIGURATION_CASE = re.compile(r"(?P<base>.*) \(blocks (?P<blocks>\w+=\d+(?:, \w+=\d+)*)\)")
 CONFIGURED_BLOCK_MAX = 2 ** 16
 CONFIGURED_TILE_ELEMENTS = 2 ** 22  # the most elements the blocks of one configuration case multiply to
-# The most configuration cases a check on the CPU runs (Triton's tutorials tune over eight to a few dozen): the GPU
-# stage verifies every configuration it times.
-CONFIGURATION_CASES_CHECKED = 16
+# The most configuration cases a check on the CPU runs, one a distinct set of blocks (Triton's tutorials tune over
+# eight to a few dozen; a comprehension over four values of each of three blocks gives 64). Each costs tens of
+# milliseconds (few programs: the case is small and the blocks large); the GPU stage verifies every configuration it
+# times.
+CONFIGURATION_CASES_CHECKED = 64
 
 
 def with_configuration_cases(puzzle, configured_blocks=(), tuned=False, limit=None):
