@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -439,3 +441,26 @@ def test_a_case_runs_again_with_zeros_in_masked_lanes_only_where_nan_may_have_be
         cases = make_cases(puzzle, 0)
         outcome = run_puzzle(job("j", puzzle, source, cases, DEFAULT), tmp_path, course)
         assert any("zero_filled" in run for run in outcome["cases"]) == again, path.name
+
+
+def test_libdevice_functions_are_found_by_their_exact_names():
+    """A libdevice symbol is computed as the function of its own name, less its type's letter and rounding mode:
+    hadd (the halving add) is not add, rcbrt not cbrt, rhypot not hypot, ilogb and logb not log, erfcx not erfc."""
+    from grader.pipeline.interpret import _libdevice_function
+    f32, i32 = (lambda *v: np.array(v, np.float32)), (lambda *v: np.array(v, np.int32))
+    assert _libdevice_function("__nv_hadd")(i32(3, -3, 2 ** 31 - 1), i32(4, -4, 2 ** 31 - 1)).tolist() == \
+        [3, -4, 2 ** 31 - 1]
+    assert _libdevice_function("__nv_rhadd")(i32(3, -3), i32(4, -4)).tolist() == [4, -3]
+    assert _libdevice_function("__nv_rcbrtf")(f32(8.0, -27.0)).astype(np.float32).tolist() == f32(0.5, -1 / 3).tolist()
+    assert _libdevice_function("__nv_rhypotf")(f32(3.0), f32(4.0)).tolist() == [0.2]
+    assert _libdevice_function("__nv_ilogbf")(f32(8, 0.3, -9, 1e-40, 0, np.inf, np.nan)).tolist() == \
+        [3, -2, 3, -133, -2 ** 31, 2 ** 31 - 1, -2 ** 31]
+    assert _libdevice_function("__nv_logb")(np.array([8.0, 0.3, 0.0, -np.inf])).tolist() == [3, -2, -np.inf, np.inf]
+    scaled = _libdevice_function("__nv_erfcxf")(f32(0, 1, -2, 24.0, 30.0))
+    expected = [math.exp(v * v) * math.erfc(v) for v in (0, 1, -2, 24.0)] + [1 / (30 * math.sqrt(math.pi))]
+    assert np.allclose(scaled, expected, rtol=1e-3)
+    assert _libdevice_function("__nv_fadd_rn") is _libdevice_function("__nv_dadd_rz") is np.add
+    assert _libdevice_function("__nv_fast_expf") is _libdevice_function("__nv_exp") is np.exp
+    assert _libdevice_function("__nv_isinfd") is np.isinf and _libdevice_function("__nv_fmaf_rn") is \
+        _libdevice_function("__nv_fma")
+    assert _libdevice_function("__nv_brev") is None and _libdevice_function("__nv_norm3df") is None

@@ -30,9 +30,10 @@ HINTS = (
     ("Cannot copy out of meta tensor", "A heuristic sees each tensor's shape, strides and dtype, not its values: "
                                        "choose blocks and flags from sizes."),
     ("'int' object has no attribute", "Triton passes an int argument equal to 1 (a stride or a size of 1) to the "
-                                      "kernel as a plain constant, without a tensor's methods such as .to(): "
-                                      "convert it with tl.cast(value, tl.int64), or list the parameter in "
-                                      "@triton.jit(do_not_specialize=[...])."),
+                                      "kernel as a plain constant, and a tl.static_range loop's variable is one "
+                                      "too, without a tensor's methods (a range loop's variable has .to() and "
+                                      ".dtype alone): convert it with tl.cast(value, tl.int64), or list the "
+                                      "parameter in @triton.jit(do_not_specialize=[...])."),
     ("inline_asm not supported in interpreter mode", "The grader runs kernels in Triton's interpreter on the CPU, "
                                                      "which cannot run PTX: tl.inline_asm_elementwise cannot be "
                                                      "checked here. Write the operation with triton.language "

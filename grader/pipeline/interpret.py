@@ -104,7 +104,9 @@ def interpreting(namespaces=()):
     # tl.tensor's reduction methods (x.sum(axis=0), x.max()) are @jit functions stored on the class: called through
     # an instance they must receive it, as the compiler passes it.
     JITFunction.__get__ = _bind_to_tensor
-    renamed = []
+    new_range = tl.range
+    scope.set_attr(tl, "range", lambda *args, **kwargs: map(LoopIndex, new_range(*args, **kwargs)))
+    renamed, ranged = [], []
     for namespace in namespaces:
         for name, value in list(namespace.items()):
             if id(value) in originals:
@@ -112,6 +114,9 @@ def interpreting(namespaces=()):
                 if getattr(language, attribute) is not value:
                     renamed.append((namespace, name, value))
                     namespace[name] = getattr(language, attribute)
+        if "range" not in namespace:  # a kernel's own `range` loops, as tl.range's
+            namespace["range"] = _builtin_range_of_loop_indices
+            ranged.append(namespace)
     try:
         with warnings.catch_warnings():
             # Triton's own deprecation notices while interpreting are noise to a student (and cost a test cell
@@ -124,10 +129,31 @@ def interpreting(namespaces=()):
         del JITFunction.__get__
         for namespace, name, value in renamed:
             namespace[name] = value
+        for namespace in ranged:
+            namespace.pop("range", None)
         knobs.language.fp32_default = saved_precision
         builder.options = saved_options
         JITFunction.__call__, interpreter.InterpretedFunction.__call__ = saved_calls
         scope.restore()
+
+
+class LoopIndex(int):
+    """The variable of a kernel's `range` or `tl.range` loop. Compiled, it is an integer tensor (scf.for's induction
+    variable), whose methods a kernel may call (`row.to(tl.int64)`, as a grid-stride loop widens its offsets); the
+    interpreter's range gives plain ints, which have none. An int still (a bound, an index, arithmetic as before),
+    with a tensor's conversion. tl.static_range's variable stays a plain int: compiled, it is a constant."""
+    __slots__ = ()
+
+    def to(self, dtype, *args, **kwargs):
+        return tl.full([], int(self), tl.int32 if -2 ** 31 <= self < 2 ** 31 else tl.int64).to(dtype, *args, **kwargs)
+
+    @property
+    def dtype(self):
+        return tl.int32 if -2 ** 31 <= self < 2 ** 31 else tl.int64
+
+
+def _builtin_range_of_loop_indices(*args):
+    return map(LoopIndex, range(*args))
 
 
 def _bind_to_tensor(self, instance, owner=None):
@@ -384,15 +410,47 @@ LIBDEVICE = {
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": _round_half_away, "rint": np.rint,
     "nearbyint": np.rint, "isnan": np.isnan, "isinf": np.isinf, "finite": np.isfinite, "isfinite": np.isfinite,
     "signbit": np.signbit, "saturate": lambda x: np.clip(x, 0, 1), "ldexp": np.ldexp, "nextafter": np.nextafter,
+    "rcbrt": lambda x: 1 / np.cbrt(np.asarray(x, np.float64)),
+    "rhypot": lambda x, y: 1 / np.hypot(np.asarray(x, np.float64), y), "fdivide": np.divide,
+    "erfcx": lambda x: _scaled_erfc(x),
+    "logb": lambda x: _exponent(x, np.float64(-np.inf), np.float64(np.inf), np.float64(np.nan)),
+    "ilogb": lambda x: _exponent(x, INT32_MIN, INT32_MAX, INT32_MIN),
+    # The average of two 32-bit integers without overflow, rounded down (hadd) or up (rhadd), as CUDA's __hadd.
+    "hadd": lambda a, b: (a.astype(np.int64) + b) >> 1, "rhadd": lambda a, b: (a.astype(np.int64) + b + 1) >> 1,
+    "uhadd": lambda a, b: (a.astype(np.int64) + b) >> 1, "urhadd": lambda a, b: (a.astype(np.int64) + b + 1) >> 1,
 }
+INT32_MIN, INT32_MAX = np.int64(-2 ** 31), np.int64(2 ** 31 - 1)
+# CUDA's intrinsics of float (f) and double (d) arithmetic, named for their type before a rounding mode (__nv_fadd_rn)
+LIBDEVICE_INTRINSICS = {prefix + operation: operation for prefix in "fd"
+                        for operation in ("add", "sub", "mul", "div", "rcp", "sqrt", "rsqrt")} | {"fmaf": "fma"}
+
+
+def _scaled_erfc(x):
+    """exp(x^2) * erfc(x), libdevice's erfcx: past x = 25, where exp(x^2) overflows, its asymptotic series."""
+    x = np.asarray(x, np.float64)
+    large = x > 25
+    near = np.where(large, 0.0, x)
+    far = np.where(large, x, 1.0)
+    series = (1 - 1 / (2 * far ** 2) + 3 / (4 * far ** 4) - 15 / (8 * far ** 6)) / (far * np.sqrt(np.pi))
+    return np.where(large, series, np.exp(np.square(near)) * _erfc(near))
+
+
+def _exponent(x, of_zero, of_infinity, of_nan):
+    """The exponent of x's binary form, floor(log2(|x|)) (libdevice's logb and ilogb), and their special values."""
+    x = np.asarray(x)
+    exponent = (np.frexp(np.where(np.isfinite(x) & (x != 0), x, 1))[1] - 1).astype(np.asarray(of_zero).dtype)
+    return np.where(np.isnan(x), of_nan, np.where(np.isinf(x), of_infinity, np.where(x == 0, of_zero, exponent)))
 
 
 def _libdevice_function(symbol):
+    """The CPU implementation of a libdevice symbol, or None: looked up by its exact name without the __nv_ prefix,
+    its rounding mode (computed to nearest), fast_, and the letter of its type (expf, isinfd, fadd_rn), never by a
+    name it merely contains (hadd is not add, rcbrt not cbrt)."""
     name = re.sub(r"_r[nzdu]$", "", symbol.removeprefix("__nv_")).removeprefix("fast_")
-    for candidate in (name, name[:-1], name[1:], name[1:-1]):
-        if candidate in LIBDEVICE:
-            return LIBDEVICE[candidate]
-    return None
+    name = LIBDEVICE_INTRINSICS.get(name, name)
+    if name not in LIBDEVICE and name[-1:] in ("f", "d") and name[:-1] in LIBDEVICE:
+        name = name[:-1]
+    return LIBDEVICE.get(name)
 
 
 def _extern_elementwise(lib_name, lib_path, symbol, args, ret_type, is_pure):
