@@ -317,6 +317,9 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
     ("y = named_args['y_ptr']\n    y *= 0\n    return [c for c in configs if c.kwargs['ADD_Y'] == 1]", "stopped"),
     ("y = named_args['n_elements']\n    y *= 0\n    return [c for c in configs if c.kwargs['ADD_Y'] == 1 + y]",
      "pass"),
+    # A configuration of blocks the kernel does not list, which the autotuner would launch (on an H200 a kernel wrong
+    # only there was): the puzzle stops, the pruner named.
+    ("return [triton.Config({'BLOCK_SIZE': 8192, 'ADD_Y': 1}, num_warps=8)]", "unlisted"),
     # A pruner that raises here (one asking for the GPU's properties) or keeps nothing prunes nothing, said so.
     ("return configs[10]", "raised"),
     ("return []", "raised"),
@@ -337,6 +340,11 @@ def test_a_case_runs_with_the_configurations_the_kernels_pruner_keeps_for_it(tmp
     elif graded == "raised":
         assert result.status == "fail" and any("early_config_prune raised" in note for note in result.notes), \
             result.notes
+    elif graded == "unlisted":
+        message = result.diagnostics[0].message
+        assert result.status == "error" and "its early_config_prune, run for a case's launch: it returned " \
+            "triton.Config({'BLOCK_SIZE': 8192, 'ADD_Y': 1}, num_warps=8, num_stages=3), which is not among the " \
+            "kernel's tuning configurations" in message, message
     elif graded == "stopped":
         message = result.diagnostics[0].message
         assert result.status == "error" and "line 7: y *= 0\n" in message and \

@@ -20,8 +20,8 @@ from ..pipeline.compile_check import (benchmark_arguments, compile_kernel, descr
                                       key_the_compile_cache_by_version)
 from ..pipeline.interpret import FLOAT32_DOT, bind_arguments, python_function, with_constants
 from ..pipeline.load.module import MAIN, typed
-from ..pipeline.load.rules import ChangedInPlace
-from ..pipeline.worker import KernelModules, changed_in_place, module_stopped, restrict_the_compilers_builtins
+from ..pipeline.load.rules import HostCodeStopped
+from ..pipeline.worker import KernelModules, host_code_stopped, module_stopped, restrict_the_compilers_builtins
 from . import compiled
 from ..pipeline.configs import (case_runs, kept_configurations, kept_indices, kernel_pruner, launched_constants,
                                 on_the_gpu, read_configs, validate_configs)
@@ -41,10 +41,10 @@ def _compile_puzzle(job, course, target, directory):
         return {"module_raised": stopped}
     try:
         return _compile_launches(job, puzzle, modules, target, directory)
-    except ChangedInPlace as error:  # the kernel's pruner, asked which configurations a launch runs with
-        return {"module_raised": changed_in_place(error, modules)}
+    except HostCodeStopped as error:  # the kernel's pruner, asked which configurations a launch runs with
+        return {"module_raised": host_code_stopped(error, modules)}
     except _HelperRefused as refused:  # as the CPU check's interpretation stops there: not the compiler's rejection
-        return {"module_raised": changed_in_place(refused.refusal, modules,
+        return {"module_raised": host_code_stopped(refused.refusal, modules,
                                                   "a @triton.constexpr_function it calls, run as it compiled")}
 
 
@@ -97,7 +97,7 @@ def _compile_launches(job, puzzle, modules, target, directory):
         launch = puzzle.benchmark.launch_config(valid[0], dict(sizes))
         try:
             return kept_indices(pruner, params, benchmark_arguments(puzzle, launch, sizes))
-        except ChangedInPlace:
+        except HostCodeStopped:
             raise
         except Exception:
             return every

@@ -10,7 +10,7 @@ import contextlib
 import copy
 
 from .load.module import CONSTANT_TYPES, typed
-from .load.rules import TORCH_CUDA_QUERIES, ChangedInPlace
+from .load.rules import TORCH_CUDA_QUERIES, HostCodeStopped
 
 NUM_WARPS = (1, 2, 4, 8, 16, 32)  # Triton's: up to 1024 threads a program
 
@@ -156,7 +156,8 @@ def kept_configurations(pruner, case, params, own):
     Autotuner.prune_configs), so the cases run only those: a configuration kept off a size may be wrong there. The
     cases run at their own blocks (a configuration case at its configuration's), so the pruner is asked of each
     configuration at those blocks. A pruner that raises here (one asking for the GPU's properties) prunes nothing,
-    as without one; one whose augmented assignment would change an object in place raises ChangedInPlace."""
+    as without one; one whose augmented assignment would change an object in place raises ChangedInPlace, and one
+    that returns a configuration not among the kernel's UnlistedConfiguration."""
     import triton
 
     if pruner is None:
@@ -180,7 +181,7 @@ def kept_configurations(pruner, case, params, own):
             matching = list(range(len(configs)))
         try:
             kept = [index for index in kept_indices((asked, prune), params, launch["args"]) if index in matching]
-        except ChangedInPlace:  # on a GPU it would change a launch's tensor, or keep state: the puzzle stops
+        except HostCodeStopped:  # on a GPU it would change a launch's tensor, keep state, or launch blocks no case ran
             raise
         except Exception as error:
             return None, {"prune_error": f"{type(error).__name__}: {error}"[:300]}
@@ -236,6 +237,10 @@ def plain_constant(value):
     return value.value if isinstance(value, tl.constexpr) else value
 
 
+class UnlistedConfiguration(HostCodeStopped):
+    """A kernel's early_config_prune returned a triton.Config with constants none of its configurations has."""
+
+
 def kept_indices(pruner, params, args):
     """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: kernel_pruner's) keeps
     for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the
@@ -265,6 +270,12 @@ def kept_indices(pruner, params, args):
                               (configs[i].num_warps, configs[i].num_stages)]
             if alike:
                 return (launched_alike or alike)[0]
+        if isinstance(config, triton.Config):
+            raise UnlistedConfiguration(
+                f"it returned triton.Config({config.kwargs}, num_warps={config.num_warps}, num_stages="
+                f"{config.num_stages}), which is not among the kernel's tuning configurations: on a GPU the autotuner "
+                "would launch it, with blocks no case ran at (and the GPU stage times only those listed). List it "
+                "among the configurations, and have the pruner return some of those it is given")
         raise TypeError("it returned what is not one of the kernel's tuning configurations")
     if not isinstance(kept, (list, tuple)) or not kept:
         raise TypeError("it returned no list of the configurations it keeps (Triton needs at least one)")

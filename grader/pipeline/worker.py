@@ -34,7 +34,7 @@ from .traffic import Plan, ProfileError, profile
 from ..course import TensorSpec
 from .interpret import KernelCrashed, bind_arguments, interpreting, launch, python_function, with_constants
 from .load.module import MAIN, typed
-from .load.rules import AUGMENTED_ASSIGNMENT, HOST_BUILTINS, HOST_MODULES, ChangedInPlace, augmented_assignment
+from .load.rules import AUGMENTED_ASSIGNMENT, HOST_BUILTINS, HOST_MODULES, HostCodeStopped, augmented_assignment
 from .memcheck import MemoryChecker, OutOfBounds, Region, passes_taken_back
 
 
@@ -205,10 +205,10 @@ def module_stopped(modules, job):
         "module": module, "line": _binding_line(job["modules"][module], name)}
 
 
-def changed_in_place(error, modules, ran="its early_config_prune, run for a case's launch"):
-    """What stopped the kernel's host code (its pruner, or what `ran` says), as module_stopped says it: an augmented
-    assignment that would change an object in place (rules.ChangedInPlace), which on a GPU changes a launch's
-    tensor or keeps state for later ones."""
+def host_code_stopped(error, modules, ran="its early_config_prune, run for a case's launch"):
+    """What stopped the kernel's host code (its pruner, or what `ran` says), as module_stopped says it
+    (rules.HostCodeStopped): an augmented assignment that would change an object in place, which on a GPU changes a
+    launch's tensor or keeps state for later ones, or a pruner's configuration no case ran."""
     module, line = modules.line_raised(error)
     return {"message": f"{ran}: {error}"[:500], "module": module or MAIN, "line": line}
 
@@ -263,8 +263,8 @@ def _run_puzzle(job, directory, course):
             for case in job["cases"]:
                 try:
                     kept, pruning = kept_configurations(pruner, case, params, params[len(job["puzzle_params"]):])
-                except ChangedInPlace as error:
-                    return kernel, changed_in_place(error, modules), None
+                except HostCodeStopped as error:
+                    return kernel, host_code_stopped(error, modules), None
                 main, with_others = case_runs(kept, [tuned, *variants], given, len(case["launches"]))
                 run = _run(kernel, case, case["order"], job["puzzle_params"], modules, constants=main,
                            launched=pruning.get("pruned") is None)

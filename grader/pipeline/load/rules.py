@@ -678,7 +678,12 @@ _OPERATIONS = {"Add": ("+", "add"), "Sub": ("-", "sub"), "Mult": ("*", "mul"), "
                "BitAnd": ("&", "and")}
 
 
-class ChangedInPlace(TypeError):
+class HostCodeStopped(TypeError):
+    """The kernel's host code (a pruner, a heuristic, a @triton.constexpr_function) did what a GPU would run and the
+    grader cannot check: the puzzle stops there, at that host code's line where it has one."""
+
+
+class ChangedInPlace(HostCodeStopped):
     """Host code's augmented assignment would change an object in place (augmented_assignment)."""
 
 
