@@ -385,3 +385,33 @@ def test_what_a_worker_says_the_module_raised_is_checked(course, raised, malform
     # the rebuilt module's line 3, told as the line of the student's file it came from
     assert diagnostic.kind == "load_error" and "at vector_add.py line 10: @triton.jit\n" in diagnostic.message
     assert diagnostic.message.endswith("ZeroDivisionError: division by zero")
+
+
+@pytest.mark.parametrize("configs, malformed", [
+    ([{"kwargs": {"BLOCK_SIZE": 8192}, "num_warps": 8, "num_stages": 3}], None),
+    ({"kwargs": {"BLOCK_SIZE": 8192}}, "not a list"),
+    ([{"kwargs": {}}] * 1025, "not a list"),
+])
+def test_the_configurations_a_worker_evaluated_are_data_checked_before_use(course, tmp_path, configs, malformed):
+    """The blocks of computed configurations come from the sandboxed worker: a list of plain data, each checked
+    against the puzzle (configs.validate_configs) before a case runs at them."""
+    from grader.pipeline import protocol
+    from grader.pipeline.configs import validate_configs
+    from grader.pipeline.load import load_submission
+    from grader.settings import DEFAULT
+
+    path = tmp_path / "vector_add.py"
+    solution = (ROOT / "solutions" / "vector_add.py").read_text()
+    path.write_text("import itertools\n" + solution.replace(
+        solution[solution.index("configs=[") + len("configs="):solution.index(", key=")],
+        "[triton.Config({'BLOCK_SIZE': b}, num_warps=w) for b, w in itertools.product((1024, 2048), (4, 8))]"))
+    source = load_submission(path, course, ["vector_add"])["vector_add"].source
+    puzzle = course.puzzle("vector_add")
+    request = protocol.configs_job("j", puzzle, source, DEFAULT)
+    outcome = {"compile": [], "cases": [], "configs": configs}
+    if malformed:
+        with pytest.raises(protocol.MalformedResult, match=malformed):
+            protocol.check_outcome(outcome, request, [], DEFAULT)
+        return
+    checked = protocol.check_outcome(outcome, request, [], DEFAULT)
+    assert validate_configs(puzzle, checked["configs"], source.params)[0][0]["kwargs"] == {"BLOCK_SIZE": 8192}

@@ -919,13 +919,23 @@ def test_configurations_the_grader_cannot_read_give_no_constants(tmp_path, cours
     assert loaded.status == "error" and "must be written out" in loaded.diagnostics[0].message
 
 
-def test_a_kernel_whose_configurations_are_computed_is_told_its_blocks_are_checked_on_the_gpu_only(tmp_path, course):
-    path = tmp_path / "tuned.py"
-    path.write_text(TUNED_ADD.replace("{configs}", "[triton.Config({'BLOCK_SIZE': b}) for b in sorted(SIZES)]")
-                    .replace(", UNROLL: tl.constexpr", ""))
+@pytest.mark.parametrize("configs", [
+    "[triton.Config({'BLOCK_SIZE': b}) for b in sorted(SIZES)]",
+    "[triton.Config({'BLOCK_SIZE': b}, num_warps=w) for b, w in itertools.product(SIZES, (4, 8))]",
+])
+def test_the_blocks_of_configurations_a_kernel_computes_are_run_as_cases(tmp_path, course, grade, configs):
+    """Configurations the grader cannot read without running them are evaluated by the sandboxed worker, as the GPU
+    stage's compile sandbox evaluates them: a kernel wrong only at their blocks fails there (on an H200 one wrong
+    at its only configuration's blocks, computed by itertools.product, was)."""
+    path = tmp_path / "vector_add.py"
+    path.write_text("import itertools\n" + TUNED_ADD.replace("{configs}", configs)
+                    .replace(", UNROLL: tl.constexpr", "").replace("SIZES = (128, 256)", "SIZES = (128, 8192)")
+                    .replace("    mask = offsets < n\n", "    mask = offsets < n - (BLOCK_SIZE >= 8192)\n"))
     loaded = load_submission(path, course, ["vector_add"])["vector_add"]
-    assert loaded.status == "found" and loaded.source.configured_blocks == ()
-    assert any("tuning configurations are computed" in note and "GPU stage" in note for note in loaded.notes)
+    assert loaded.status == "found" and loaded.source.configs_computed and loaded.source.configured_blocks == ()
+    result = grade(path).puzzle("vector_add")
+    assert result.status == "fail" and [case.name for case in result.cases if case.status != "pass"] == \
+        ["many blocks (blocks BLOCK_SIZE=8192)"], [(case.name, case.status) for case in result.cases]
 
 
 def test_a_configuration_list_made_a_billion_times_longer_is_not_made(tmp_path, course):

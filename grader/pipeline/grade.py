@@ -6,6 +6,7 @@ and compares what comes back (compare.py, diagnose.py). A hostile submission can
 """
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
 from .memcheck import program_name
 from .performance import estimate, unavailable
-from .protocol import MalformedResult, check_outcome, job, read_result
+from .protocol import MalformedResult, check_outcome, configs_job, job, read_result
 from .results import KINDS, CaseResult, Diagnostic, GradeReport, PuzzleResult
 from .sandbox import Ending, run_worker, sandbox_description, sandbox_kind
 from .warm import warm_worker
@@ -116,6 +117,7 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
     that no core waits at the end for one that started a large one late.
     """
     puzzles = puzzles or {key: course.puzzle(key) for key in sources}
+    sources = with_computed_blocks(sources, puzzles, settings, hidden)
     # The blocks the GPU stage may launch the kernel with, checked here too.
     puzzles = {key: sources[key].with_configuration_cases(puzzles[key], CONFIGURATION_CASES_CHECKED)
                for key in sources}
@@ -139,6 +141,30 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
         for results in pool.map(grade, batches):
             graded.update(results)
     return {key: graded[key] for key in sources}
+
+
+def with_computed_blocks(sources, puzzles, settings, hidden=()):
+    """`sources` with the blocks of the tuning configurations each computes (KernelSource.configs_computed:
+    itertools.product, a function of several statements) as its configured_blocks: evaluated by a sandboxed worker,
+    checked against the puzzle. Where they cannot be evaluated or are invalid, none: the check says so in the
+    estimate, and the GPU stage refuses them."""
+    computed = {key: source for key, source in sources.items() if source.configs_computed}
+    if not computed:
+        return sources
+    requests = {key: configs_job(f"job{number}", puzzles[key], source, settings)
+                for number, (key, source) in enumerate(computed.items())}
+    answers = _ask_worker(list(requests.values()), {request["id"]: [] for request in requests.values()}, settings,
+                          hidden)
+    blocks = {}
+    for key, request in requests.items():
+        answer = answers[request["id"]]
+        if isinstance(answer, dict) and "configs" in answer:
+            valid, _ = validate_configs(puzzles[key], answer["configs"], computed[key].params)
+            found = [{block: value for block, value in config["kwargs"].items() if block in puzzles[key].blocks}
+                     for config in valid]
+            blocks[key] = tuple(dict(items) for items in dict.fromkeys(tuple(sorted(b.items())) for b in found if b))
+    return {key: replace(source, configured_blocks=blocks[key]) if blocks.get(key) else source
+            for key, source in sources.items()}
 
 
 def _verdict(puzzle, source, cases, outcome, seed, settings, hidden, pictures, performance):

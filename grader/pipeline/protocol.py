@@ -43,6 +43,15 @@ def job(key, puzzle, source, cases, settings, profile=False, spare_cores=False, 
     return request
 
 
+def configs_job(key, puzzle, source, settings):
+    """The request for the tuning configurations a kernel computes (KernelSource.configs_computed), evaluated by the
+    worker in the kernel's module as the GPU stage's compile sandbox evaluates them: no case, no compile."""
+    return {"id": key, **kernel_request(source), "puzzle_params": list(puzzle.params),
+            "targets": list(settings.compile_targets), "spare_cores": False, "cases": [],
+            "evaluate_configs": {"expression": source.configs, "module": source.configs_module,
+                                 "kernels": [source.kernel, puzzle.kernel]}}
+
+
 def kernel_request(source):
     """What a sandbox that runs the submission's modules (this stage's worker, the GPU stage's compile sandbox)
     needs to know of its kernel: the rebuilt modules, the tuning constants every case runs with, and the host code
@@ -104,6 +113,12 @@ def check_outcome(outcome, request, cases, settings):
         checked["module_raised"] = module_raised(outcome["module_raised"], request["modules"])
         return checked
     if checked["compile"]:
+        return checked
+    if "evaluate_configs" in request:  # plain data, which configs.validate_configs checks against the puzzle
+        configs = outcome.get("configs")
+        _expect(isinstance(configs, list) and len(configs) <= MOST_CONFIGURATIONS,
+                "the tuning configurations are not a list")
+        checked["configs"] = configs
         return checked
     checked["cases"] = check_runs(outcome.get("cases"), cases, [payload["order"] for payload in request["cases"]],
                                   settings, request["modules"],

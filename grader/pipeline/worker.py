@@ -228,6 +228,10 @@ def _run_puzzle(job, directory, course):
     stopped = module_stopped(modules, job)
     if stopped is not None:
         return {"compile": [], "cases": [], "module_raised": stopped}
+    if job.get("evaluate_configs"):  # the configurations a kernel computes, and nothing else
+        asked = job["evaluate_configs"]
+        return {"compile": [], "cases": [], "configs": read_configs(
+            asked["expression"], modules.loaded[asked["module"]].__dict__, asked["kernels"], max(job["targets"]))}
     # A tuning configuration's constants are passed to each launch, as Triton's autotuner passes them (a heuristic
     # may read them): the first configuration's, and each other's as a variant every case runs again with.
     tuned, variants = job.get("tuned", {}), job.get("variants", [])

@@ -77,6 +77,9 @@ class KernelSource:
     # {block: value} of the puzzle's blocks as each tuning configuration written out gives them, in the course's
     # names: the GPU stage may launch any (course.with_configuration_cases)
     configured_blocks: tuple = ()
+    # The configurations are computed (itertools.product, a function of several statements): their blocks are read
+    # from what the worker evaluates (grade.with_computed_blocks), as the GPU stage's compile sandbox evaluates them
+    configs_computed: bool = False
     # The names the tuning configurations give, where every @triton.heuristics sits above @triton.autotune: Triton
     # runs those heuristics on the launch's own arguments, before the autotuner adds a configuration's constants
     unseen_by_heuristics: tuple = ()
@@ -560,9 +563,6 @@ def _loaded(puzzle, file, binding, notes):
     if kernel_closure.prune_problems:
         notes = notes + [f"{puzzle.kernel}'s prune_configs_by is host code the grader does not run "
                          f"({kernel_closure.prune_problems[0]}): every tuning configuration runs on every case"]
-    if kernel_closure.configs is not None and not given:
-        notes = notes + [f"{puzzle.kernel}'s tuning configurations are computed, which the grader does not run: the "
-                         "blocks they give are checked by the GPU stage before it times them, not here"]
     renamed = [f"{mine} stands for the puzzle's {theirs}" for mine, theirs in zip(params, puzzle.params)
                if mine != theirs]
     if renamed:
@@ -586,6 +586,7 @@ def _loaded(puzzle, file, binding, notes):
         constexprs=constexpr_params(binding), heuristics=tuple(kernel_closure.heuristics), configs=configs,
         configs_module=configs_module, prune=prune, config_problems=tuple(kernel_closure.config_problems),
         tuned=first, variants=tuple(variants), configured_blocks=_configured_blocks(puzzle, params, given),
+        configs_computed=kernel_closure.configs is not None and not given,
         unseen_by_heuristics=unseen,
         host_code_at_launch=bool(kernel_closure.heuristics) or prune is not None or
         any(b.kind == "constexpr_function" for b in kernel_closure.bindings))
