@@ -17,6 +17,7 @@ LAYOUTS = {  # how a case lays out the tensors marked strided, and how reports n
     "split": "torch.split column views",
     "every_other_column": "strided slice parent[:, ::2]",
     "transposed": "transposed view",
+    "transposed_every_other_column": "transposed strided slice parent[:, ::2].T (no stride of 1)",
     "offset": "view at a nonzero storage offset",
     "padded_rows": "rows of a wider parent, parent[..., :N]",
     "padded_planes": "matrices of a taller parent, parent[..., :M, :] (a gap between each matrix and the next)",

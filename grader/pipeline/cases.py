@@ -207,6 +207,9 @@ def _make_buffer(tensor, spec, dtype, generator):
     elif layout == "transposed":
         parent = torch.empty(numel, dtype=dtype)
         views = [parent.view(*outer, columns, rows).transpose(-1, -2)]
+    elif layout == "transposed_every_other_column":
+        parent = torch.empty(numel * 2, dtype=dtype)
+        views = [parent.view(*outer, columns, rows * 2)[..., ::2].transpose(-1, -2)]
     elif layout == "offset":
         parent = torch.empty(STORAGE_OFFSET + numel, dtype=dtype)
         views = [parent[STORAGE_OFFSET:].view(shape)]
