@@ -10,8 +10,9 @@ take one launch per piece) with the launch course.yml describes, and what it wri
 course.yml's PyTorch reference at the course's tolerances. Prints a line per file and exits 1 when any kernel
 is wrong.
 
-Triton's interpreter gets a few valid kernels wrong, so this runs it with five small corrections of its own
-(`correct_the_interpreter`): a driver and torch.cuda queries that answer on a machine without a GPU, as the GPU
+Triton's interpreter gets a few valid kernels wrong, so this runs it with six small corrections of its own
+(`correct_the_interpreter`): a `range` or `tl.range` loop's variable with a tensor's .to() (compiled, it is an
+integer tensor; `row.to(tl.int64)` in a grid-stride loop), a driver and torch.cuda queries that answer on a machine without a GPU, as the GPU
 stage's H200 (a tutorial's `DEVICE = triton.runtime.driver.active.get_active_torch_device()`, a pruner's
 `torch.cuda.get_device_properties(0).multi_processor_count`), comparisons typed as booleans (a scalar
 comparison broadcast into a mask otherwise becomes int32, which `tl.load` refuses), libdevice functions
@@ -78,9 +79,17 @@ def correct_the_interpreter():
                 setattr(module, name, lambda *args, _target=target, **kwargs: getattr(tl.math, _target)(*args))
     patch_language = interpreter._patch_lang
 
+    class LoopIndex(int):
+        def to(self, dtype, *args, **kwargs):
+            return tl.full([], int(self), tl.int32 if -2 ** 31 <= self < 2 ** 31 else tl.int64).to(dtype, *args,
+                                                                                                  **kwargs)
+
     def patch_with_imported_names(fn):
         originals = {name: getattr(tl, name) for name in dir(tl) if not name.startswith("_")}
         scope = patch_language(fn)
+        interpreted_range = tl.range
+        scope.set_attr(tl, "range", lambda *args, **kwargs: map(LoopIndex, interpreted_range(*args, **kwargs)))
+        fn.__globals__.setdefault("range", lambda *args: map(LoopIndex, range(*args)))
         for name, value in list(fn.__globals__.items()):
             if name in originals and value is originals[name] and getattr(tl, name) is not value:
                 fn.__globals__[name] = getattr(tl, name)
@@ -148,6 +157,8 @@ def make_tensor(spec, case, dtype, generator):
         return fill(torch.empty(shape[:-2] + [shape[-1], shape[-2]], dtype=dtype)).transpose(-1, -2)
     if layout == "every_other_column":
         return fill(torch.empty(shape[:-1] + [2 * shape[-1]], dtype=dtype))[..., ::2]
+    if layout == "transposed_every_other_column":
+        return fill(torch.empty(shape[:-2] + [shape[-1], 2 * shape[-2]], dtype=dtype))[..., ::2].transpose(-1, -2)
     if layout == "padded_rows":
         return fill(torch.empty(shape[:-1] + [shape[-1] + 8], dtype=dtype))[..., :shape[-1]]
     if layout == "offset":
