@@ -464,3 +464,17 @@ def test_libdevice_functions_are_found_by_their_exact_names():
     assert _libdevice_function("__nv_isinfd") is np.isinf and _libdevice_function("__nv_fmaf_rn") is \
         _libdevice_function("__nv_fma")
     assert _libdevice_function("__nv_brev") is None and _libdevice_function("__nv_norm3df") is None
+
+
+def test_a_loop_variable_is_an_int_with_a_tensors_conversion_and_its_range_a_range():
+    """Interpreted, a `range` loop's variable converts as the compiled loop's integer tensor does, after integer
+    arithmetic too; host code of the module meanwhile gets a range it can measure, reverse and index."""
+    from grader.pipeline.interpret import LoopIndex, LoopRange
+    loop = LoopRange(2, 11, 3)
+    assert len(loop) == 3 and list(reversed(loop)) == [8, 5, 2] and loop[1] == 5 and list(loop[1:]) == [5, 8]
+    assert 8 in loop and loop.start == 2 and loop.step == 3 and list(loop) == list(loop) == [2, 5, 8]
+    index = loop[2]
+    for value in (index, index * 4, 3 + index, -index, index // 2, index % 5, index << 1, index & 7):
+        assert isinstance(value, LoopIndex) and hasattr(value, "to"), value
+    assert type(index / 2) is float and type(index + True) is int and index.dtype == tl.int32
+    assert LoopIndex(2 ** 40).dtype == tl.int64

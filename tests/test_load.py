@@ -317,6 +317,12 @@ def test_a_parameter_the_configurations_give_is_read_only_where_every_one_gives_
     ("y = named_args['y_ptr']\n    y *= 0\n    return [c for c in configs if c.kwargs['ADD_Y'] == 1]", "stopped"),
     ("y = named_args['n_elements']\n    y *= 0\n    return [c for c in configs if c.kwargs['ADD_Y'] == 1 + y]",
      "pass"),
+    # A new triton.Config equal to a listed one, as a pruner returns one of a module's own list: that one.
+    ("return [triton.Config({'BLOCK_SIZE': 256, 'ADD_Y': 1})]", "pass"),
+    # Host code in the kernel's module gets Python's range while the kernel is interpreted (a loop's variable is
+    # made a tensor-like int there only).
+    ("return [c for c in configs if len(range(c.kwargs['ADD_Y'])) == 1 and list(reversed(range(2)))[0] == 1]",
+     "pass"),
     # A configuration of blocks the kernel does not list, which the autotuner would launch (on an H200 a kernel wrong
     # only there was): the puzzle stops, the pruner named.
     ("return [triton.Config({'BLOCK_SIZE': 8192, 'ADD_Y': 1}, num_warps=8)]", "unlisted"),
@@ -936,6 +942,37 @@ def test_the_blocks_of_configurations_a_kernel_computes_are_run_as_cases(tmp_pat
     result = grade(path).puzzle("vector_add")
     assert result.status == "fail" and [case.name for case in result.cases if case.status != "pass"] == \
         ["many blocks (blocks BLOCK_SIZE=8192)"], [(case.name, case.status) for case in result.cases]
+
+
+def test_the_constants_of_configurations_a_kernel_computes_run_as_variants(tmp_path, grade):
+    """A computed configuration's value of the kernel's own parameter runs every case as a written one does: unmasked
+    loads with MASKED=False fail the ragged rows."""
+    path = tmp_path / "row_sum.py"
+    path.write_text(textwrap.dedent("""\
+        import itertools
+        import triton
+        import triton.language as tl
+
+
+        @triton.autotune(configs=[triton.Config({"BLOCK_N": b, "MASKED": m}, num_warps=4)
+                                  for b, m in itertools.product([64, 128], [True, False])], key=["N"])
+        @triton.jit
+        def row_sum_kernel(x_ptr, out_ptr, N, stride_m, stride_n, BLOCK_N: tl.constexpr, MASKED: tl.constexpr = True):
+            row = tl.program_id(0)
+            partial = tl.zeros([BLOCK_N], dtype=tl.float32)
+            for start in range(0, N, BLOCK_N):
+                cols = start + tl.arange(0, BLOCK_N)
+                if MASKED:
+                    x = tl.load(x_ptr + row * stride_m + cols * stride_n, mask=cols < N, other=0.0)
+                else:
+                    x = tl.load(x_ptr + row * stride_m + cols * stride_n)
+                partial += x.to(tl.float32)
+            tl.store(out_ptr + row, tl.sum(partial, axis=0))
+        """))
+    result = grade(path).puzzle("row_sum")
+    assert result.status == "fail"
+    assert any("With MASKED=False" in d.message for case in result.cases for d in case.diagnostics), \
+        [d.message for case in result.cases for d in case.diagnostics][:3]
 
 
 def test_a_configuration_list_made_a_billion_times_longer_is_not_made(tmp_path, course):

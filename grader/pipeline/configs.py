@@ -180,7 +180,8 @@ def kept_configurations(pruner, case, params, own):
                                    num_warps=config.num_warps, num_stages=config.num_stages) for config in configs]
             matching = list(range(len(configs)))
         try:
-            kept = [index for index in kept_indices((asked, prune), params, launch["args"]) if index in matching]
+            kept = [index for index in kept_indices((asked, prune), params, launch["args"], configs)
+                    if index in matching]
         except HostCodeStopped:  # on a GPU it would change a launch's tensor, keep state, or launch blocks no case ran
             raise
         except Exception as error:
@@ -241,11 +242,13 @@ class UnlistedConfiguration(HostCodeStopped):
     """A kernel's early_config_prune returned a triton.Config with constants none of its configurations has."""
 
 
-def kept_indices(pruner, params, args):
+def kept_indices(pruner, params, args, listed=None):
     """The indices, in the kernel's configurations, of those its early_config_prune (`pruner`: kernel_pruner's) keeps
     for a launch with `args` (by position), called as Triton's Autotuner.prune_configs calls it, with the
     tensors' sizes, strides and dtypes but not their values (as a heuristic sees them); raises what it raises, or
-    TypeError where what it returns is no list of some of them."""
+    TypeError where what it returns is no list of some of them. `listed`: the kernel's configurations as it lists
+    them, where the pruner is given others (a case's blocks in place of theirs), in the same order: a pruner may
+    return one of those it holds itself (a module's list)."""
     import triton
 
     from .interpret import sizes_only
@@ -265,12 +268,12 @@ def kept_indices(pruner, params, args):
             if config is given:
                 return i
         if isinstance(config, triton.Config):
-            alike = [i for i, other in enumerate(configs) if config.kwargs == other.kwargs]
-            launched_alike = [i for i in alike if (config.num_warps, config.num_stages) ==
-                              (configs[i].num_warps, configs[i].num_stages)]
-            if alike:
-                return (launched_alike or alike)[0]
-        if isinstance(config, triton.Config):
+            for candidates in (configs, listed or ()):
+                alike = [i for i, other in enumerate(candidates) if config.kwargs == other.kwargs]
+                launched_alike = [i for i in alike if (config.num_warps, config.num_stages) ==
+                                  (candidates[i].num_warps, candidates[i].num_stages)]
+                if alike:
+                    return (launched_alike or alike)[0]
             raise UnlistedConfiguration(
                 f"it returned triton.Config({config.kwargs}, num_warps={config.num_warps}, num_stages="
                 f"{config.num_stages}), which is not among the kernel's tuning configurations: on a GPU the autotuner "

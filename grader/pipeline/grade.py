@@ -18,6 +18,7 @@ from .configs import validate_configs
 from ..course import CONFIGURATION_CASES_CHECKED, PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
 from .load import MAIN, load_live, load_read, read_submission
+from .load.module import typed
 from .memcheck import program_name
 from .performance import estimate, unavailable
 from .protocol import MalformedResult, check_outcome, configs_job, job, read_result
@@ -144,10 +145,12 @@ def grade_sources(course, sources, seed=0, settings=DEFAULT, hidden=(), puzzles=
 
 
 def with_computed_blocks(sources, puzzles, settings, hidden=()):
-    """`sources` with the blocks of the tuning configurations each computes (KernelSource.configs_computed:
-    itertools.product, a function of several statements) as its configured_blocks: evaluated by a sandboxed worker,
-    checked against the puzzle. Where they cannot be evaluated or are invalid, none: the check says so in the
-    estimate, and the GPU stage refuses them."""
+    """`sources` with what the tuning configurations each computes give (KernelSource.configs_computed:
+    itertools.product, a function of several statements), evaluated by a sandboxed worker and checked against the
+    puzzle, as the statically read ones give it: their blocks as configured_blocks (configuration cases), the first's
+    values of the kernel's own parameters as the constants every case runs with, and each other's as a variant every
+    case runs again with. Where they cannot be evaluated or are invalid, nothing: the check says so in the estimate,
+    and the GPU stage refuses them."""
     computed = {key: source for key, source in sources.items() if source.configs_computed}
     if not computed:
         return sources
@@ -155,16 +158,24 @@ def with_computed_blocks(sources, puzzles, settings, hidden=()):
                 for number, (key, source) in enumerate(computed.items())}
     answers = _ask_worker(list(requests.values()), {request["id"]: [] for request in requests.values()}, settings,
                           hidden)
-    blocks = {}
+    given = {}
     for key, request in requests.items():
         answer = answers[request["id"]]
-        if isinstance(answer, dict) and "configs" in answer:
-            valid, _ = validate_configs(puzzles[key], answer["configs"], computed[key].params)
-            found = [{block: value for block, value in config["kwargs"].items() if block in puzzles[key].blocks}
-                     for config in valid]
-            blocks[key] = tuple(dict(items) for items in dict.fromkeys(tuple(sorted(b.items())) for b in found if b))
-    return {key: replace(source, configured_blocks=blocks[key]) if blocks.get(key) else source
-            for key, source in sources.items()}
+        if not isinstance(answer, dict) or "configs" not in answer:
+            continue
+        valid, _ = validate_configs(puzzles[key], answer["configs"], computed[key].params)
+        if not valid:
+            continue
+        blocks = [{block: value for block, value in config["kwargs"].items() if block in puzzles[key].blocks}
+                  for config in valid]
+        constants = [dict(config["constants"]) for config in valid]
+        variants = []
+        for values in constants[1:]:
+            if typed(values) != typed(constants[0]) and all(typed(values) != typed(other) for other in variants):
+                variants.append(values)
+        given[key] = replace(computed[key], tuned=constants[0], variants=tuple(variants), configured_blocks=tuple(
+            dict(items) for items in dict.fromkeys(tuple(sorted(b.items())) for b in blocks if b)))
+    return {key: given.get(key, source) for key, source in sources.items()}
 
 
 def _verdict(puzzle, source, cases, outcome, seed, settings, hidden, pictures, performance):

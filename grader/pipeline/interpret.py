@@ -9,6 +9,7 @@ interpreter ignores anyway, and restores all of it on exit. `launch` then runs t
 in the order the case asks for, which the stock interpreter fixes to 0, 1, 2, ...
 """
 import bdb
+import collections.abc
 import contextlib
 import dataclasses
 import inspect
@@ -105,7 +106,7 @@ def interpreting(namespaces=()):
     # an instance they must receive it, as the compiler passes it.
     JITFunction.__get__ = _bind_to_tensor
     new_range = tl.range
-    scope.set_attr(tl, "range", lambda *args, **kwargs: map(LoopIndex, new_range(*args, **kwargs)))
+    scope.set_attr(tl, "range", lambda *args, **kwargs: LoopRange(new_range(*args, **kwargs)))
     renamed, ranged = [], []
     for namespace in namespaces:
         for name, value in list(namespace.items()):
@@ -115,7 +116,7 @@ def interpreting(namespaces=()):
                     renamed.append((namespace, name, value))
                     namespace[name] = getattr(language, attribute)
         if "range" not in namespace:  # a kernel's own `range` loops, as tl.range's
-            namespace["range"] = _builtin_range_of_loop_indices
+            namespace["range"] = LoopRange
             ranged.append(namespace)
     try:
         with warnings.catch_warnings():
@@ -139,21 +140,73 @@ def interpreting(namespaces=()):
 
 class LoopIndex(int):
     """The variable of a kernel's `range` or `tl.range` loop. Compiled, it is an integer tensor (scf.for's induction
-    variable), whose methods a kernel may call (`row.to(tl.int64)`, as a grid-stride loop widens its offsets); the
-    interpreter's range gives plain ints, which have none. An int still (a bound, an index, arithmetic as before),
-    with a tensor's conversion. tl.static_range's variable stays a plain int: compiled, it is a constant."""
+    variable), whose methods a kernel may call (`row.to(tl.int64)`, `(block * BLOCK).to(tl.int64)`, as a grid-stride
+    loop widens its offsets); the interpreter's range gives plain ints, which have none. An int still (a bound, an
+    index), with a tensor's conversion, and integer arithmetic on it keeps it. tl.static_range's variable stays a
+    plain int: compiled, it is a constant."""
     __slots__ = ()
 
     def to(self, dtype, *args, **kwargs):
-        return tl.full([], int(self), tl.int32 if -2 ** 31 <= self < 2 ** 31 else tl.int64).to(dtype, *args, **kwargs)
+        return tl.full([], int(self), self.dtype).to(dtype, *args, **kwargs)
 
     @property
     def dtype(self):
         return tl.int32 if -2 ** 31 <= self < 2 ** 31 else tl.int64
 
 
-def _builtin_range_of_loop_indices(*args):
-    return map(LoopIndex, range(*args))
+def _keeping_the_index(name):
+    operation = getattr(int, name)
+
+    def keeping(self, *other):
+        other = [value.value if isinstance(value, tl.constexpr) else value for value in other]
+        if any(type(value) is bool or not isinstance(value, int) for value in other):
+            return operation(self, *other)  # a tensor's own reflected operation, or a float's
+        return LoopIndex(operation(self, *other))
+    return keeping
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__and__", "__rand__",
+              "__or__", "__ror__", "__xor__", "__rxor__", "__neg__", "__pos__", "__abs__", "__invert__"):
+    setattr(LoopIndex, _name, _keeping_the_index(_name))
+
+
+class LoopRange(collections.abc.Sequence):
+    """Python's range, whose elements are LoopIndex: a kernel's module's `range` while it is interpreted. Host code
+    of the module that runs meanwhile (a pruner, a heuristic) gets a sequence that behaves as range does (len,
+    reversed, indexing, slicing, iterating again)."""
+    __slots__ = ("_range",)
+
+    def __init__(self, *args):
+        self._range = args[0] if len(args) == 1 and isinstance(args[0], range) else range(*args)
+
+    def __len__(self):
+        return len(self._range)
+
+    def __getitem__(self, index):
+        value = self._range[index]
+        return LoopRange(value) if isinstance(value, range) else LoopIndex(value)
+
+    def __iter__(self):
+        return map(LoopIndex, self._range)
+
+    def __reversed__(self):
+        return map(LoopIndex, reversed(self._range))
+
+    def __contains__(self, value):
+        return value in self._range
+
+    def __eq__(self, other):
+        return self._range == (other._range if isinstance(other, LoopRange) else other)
+
+    def __hash__(self):
+        return hash(self._range)
+
+    def __repr__(self):
+        return repr(self._range)
+
+    def __getattr__(self, name):  # start, stop, step, index, count
+        return getattr(self._range, name)
 
 
 def _bind_to_tensor(self, instance, owner=None):

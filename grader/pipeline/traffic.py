@@ -550,10 +550,11 @@ class Plan:
                         for param, value in self.bound.items() if hasattr(value, "data_ptr")}
 
 
-def profile(kernel, plan, lanes, files, seconds=math.inf):
+def profile(kernel, plan, lanes, files, seconds=math.inf, namespaces=None):
     """The counters of `kernel` launched as `plan` says, its sampled programs interpreted (in the sandbox), each
     with the module and line that issued it; `files`: {the kernel's files: the name of each one's module};
-    `lanes`: how its compile for the estimate's GPU lays out lanes (compile_check.lane_axes). Raises ProfileError
+    `lanes`: how its compile for the estimate's GPU lays out lanes (compile_check.lane_axes); `namespaces`: the globals
+    of the modules its @jit functions are in (interpreting()), the kernel's alone by default. Raises ProfileError
     (also once `seconds` have passed), or what the kernel raises."""
     from .interpret import interpreting, launch, python_function
 
@@ -563,7 +564,7 @@ def profile(kernel, plan, lanes, files, seconds=math.inf):
     if same_work_in_every_program(fn):
         sampled = sampled[:1]
     programs, after = [], [{}]  # after: the counters after each program run
-    with interpreting([fn.__globals__]), np.errstate(all="ignore"):
+    with interpreting(namespaces or [fn.__globals__]), np.errstate(all="ignore"):
         for program in dict.fromkeys(sampled[:1] + sampled[-1:] + sampled[1:-1]):  # the first, the last, the middle
             if len(programs) == 2 and _added(after[0], after[1]) == _added(after[1], after[2]):
                 break  # the first and the last program did the same work

@@ -359,7 +359,8 @@ def _profile(kernel, plan, lanes, modules, seconds):
         return plan
     try:
         kept = {} if plan.kept is None else {"kept": plan.kept}  # of the configurations, at the benchmark's size
-        return {"configs": plan.configs, **kept, **profile(kernel, plan, lanes, modules.file_modules, seconds)}
+        return {"configs": plan.configs, **kept, **profile(kernel, plan, lanes, modules.file_modules, seconds,
+                                                           [vars(module) for module in modules.loaded.values()])}
     except ProfileError as error:
         return {"configs": plan.configs, "error": str(error)}
     except KernelCrashed as crash:  # raised from inside the kernel: the recorder's own ProfileError, or the kernel's
