@@ -167,3 +167,39 @@ def test_breakpoint_stops_in_a_jupyter_kernel_and_the_debugger_reads_the_blocks(
                      "x_ptr + [ 8,  9, 10, 11] (offsets 10, 11 are outside x_ptr", "launched: True",
                      "out: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 108.0, 109.0]"):
         assert expected in text, text
+
+
+def test_run_gives_a_helper_in_another_module_the_loop_variables_of_the_grader(tmp_path):
+    """A @jit helper imported from a file beside the notebook widens its loop's variable (row.to(tl.int64)), as the
+    compiled loop's integer tensor allows: run() interprets it as the check does."""
+    (tmp_path / "row_helpers.py").write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def copy_rows(src, dst, M, N: tl.constexpr):
+            for row in range(0, M):
+                offsets = row.to(tl.int64) * N + tl.arange(0, N)
+                tl.store(dst + offsets, tl.load(src + offsets))
+        """))
+    (tmp_path / "row_kernel.py").write_text(textwrap.dedent("""\
+        import triton
+        import triton.language as tl
+        from row_helpers import copy_rows
+
+
+        @triton.jit
+        def copy_kernel(src, dst, M, N: tl.constexpr):
+            copy_rows(src, dst, M, N)
+        """))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import row_kernel
+        src, dst = torch.arange(12, dtype=torch.float32), torch.zeros(12)
+        assert run(row_kernel.copy_kernel, (1,), src, dst, 3, N=4)
+        assert torch.equal(dst, src) and "range" not in vars(sys.modules["row_helpers"])
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("row_kernel", "row_helpers"):
+            sys.modules.pop(name, None)

@@ -53,7 +53,7 @@ def run(kernel, grid, *args, programs=None, zero_undefined=False, **kwargs):
             buffer = Buffer(TensorSpec(param, (), "inout", False), parent, [value], [positions])
             regions[param] = Region(buffer, 0, param)
     try:
-        with interpreting([fn.__globals__]), _breakpoints_stop():
+        with interpreting(_kernel_namespaces(fn)), _breakpoints_stop():
             launch(kernel, arguments, full, chosen, MemoryChecker(regions, 0, full, len(grid), zero_undefined),
                    capture=False)
     except OutOfBounds as violation:
@@ -68,6 +68,20 @@ def run(kernel, grid, *args, programs=None, zero_undefined=False, **kwargs):
         print("stopped in the debugger (q): the launch did not finish")
         return False
     return True
+
+
+def _kernel_namespaces(fn):
+    """The globals of the kernel's module and of the modules its @jit helpers are in (the notebook's, the .py files
+    beside it it imports from), as the grader's worker interprets every module of a submission."""
+    from triton.runtime.jit import JITFunction
+    namespaces, seen, pending = [], set(), [fn.__globals__]
+    while pending:
+        namespace = pending.pop()
+        if id(namespace) not in seen:
+            seen.add(id(namespace))
+            namespaces.append(namespace)
+            pending += [value.fn.__globals__ for value in list(namespace.values()) if isinstance(value, JITFunction)]
+    return namespaces
 
 
 @contextmanager
