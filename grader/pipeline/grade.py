@@ -17,8 +17,7 @@ from .compare import compare
 from .configs import validate_configs
 from ..course import CONFIGURATION_CASES_CHECKED, PARSING, with_hidden_cases
 from .diagnose import diagnose, hint, replay_code
-from .load import MAIN, load_live, load_read, read_submission
-from .load.module import typed
+from .load import MAIN, distinct_blocks, distinct_variants, load_live, load_read, read_submission
 from .memcheck import program_name
 from .performance import estimate, unavailable
 from .protocol import MalformedResult, check_outcome, configs_job, job, read_result
@@ -166,15 +165,10 @@ def with_computed_blocks(sources, puzzles, settings, hidden=()):
         valid, _ = validate_configs(puzzles[key], answer["configs"], computed[key].params)
         if not valid:
             continue
-        blocks = [{block: value for block, value in config["kwargs"].items() if block in puzzles[key].blocks}
-                  for config in valid]
         constants = [dict(config["constants"]) for config in valid]
-        variants = []
-        for values in constants[1:]:
-            if typed(values) != typed(constants[0]) and all(typed(values) != typed(other) for other in variants):
-                variants.append(values)
-        given[key] = replace(computed[key], tuned=constants[0], variants=tuple(variants), configured_blocks=tuple(
-            dict(items) for items in dict.fromkeys(tuple(sorted(b.items())) for b in blocks if b)))
+        given[key] = replace(computed[key], tuned=constants[0],
+                             variants=tuple(distinct_variants(constants[0], constants[1:])),
+                             configured_blocks=distinct_blocks(puzzles[key], [config["kwargs"] for config in valid]))
     return {key: given.get(key, source) for key, source in sources.items()}
 
 

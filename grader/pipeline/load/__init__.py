@@ -516,11 +516,7 @@ def _loaded(puzzle, file, binding, notes):
     first = launched(given[0]) if given else {}
     binding.resolved().jit["tuned_defaults"] = {name: value for name, value in first.items()
                                                 if all(name in config for config in given)}
-    variants = []
-    for config in given[1:]:
-        variant = launched(config)
-        if typed(variant) != typed(first) and all(typed(variant) != typed(other) for other in variants):
-            variants.append(variant)
+    variants = distinct_variants(first, [launched(config) for config in given[1:]])
     starred = starred_problem(puzzle, f"{puzzle.kernel} in {file.name}", binding.resolved().function.args)
     if starred:
         return Loaded("error", path=file.name, notes=notes, diagnostics=[Diagnostic("load_error", starred)])
@@ -596,12 +592,29 @@ def _loaded(puzzle, file, binding, notes):
 def _configured_blocks(puzzle, params, given):
     """{block: value} in the course's names of each distinct set of the puzzle's blocks the configurations give."""
     course_name = dict(zip(params, puzzle.params))
-    configured = []
-    for config in given:
-        blocks = {course_name[name]: value for name, value in config.items() if course_name.get(name) in puzzle.blocks}
-        if blocks and blocks not in configured:
-            configured.append(blocks)
-    return tuple(configured)
+    return distinct_blocks(puzzle, [{course_name[name]: value for name, value in config.items() if name in course_name}
+                                    for config in given])
+
+
+def distinct_blocks(puzzle, configured):
+    """Each distinct set of the puzzle's blocks among `configured` ({name in the course's names: value} of each
+    configuration), for configuration cases (KernelSource.configured_blocks)."""
+    distinct = []
+    for config in configured:
+        blocks = {name: value for name, value in config.items() if name in puzzle.blocks}
+        if blocks and blocks not in distinct:
+            distinct.append(blocks)
+    return tuple(distinct)
+
+
+def distinct_variants(first, others):
+    """The constants among `others` that differ from `first` and from each other, in order: each a variant every
+    case runs again with (KernelSource.variants)."""
+    variants = []
+    for values in others:
+        if typed(values) != typed(first) and all(typed(values) != typed(other) for other in variants):
+            variants.append(values)
+    return variants
 
 
 def starred_problem(puzzle, what, arguments):
